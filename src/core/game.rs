@@ -1,0 +1,352 @@
+//! One game of chess over shakmaty: legality, canonical SAN, repetition by zobrist hash,
+//! the fifty- and seventy-five-move rules, dead positions, and both clocks.
+//!
+//! The game knows nothing of ports or records; the referee decides who is on move and
+//! when a clock started, and this module keeps the chess and the time accounting exact.
+
+use std::fmt;
+use std::time::Duration;
+
+use shakmaty::san::SanPlus;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+
+use super::clock::{Clocks, TimeControl};
+
+/// The result of a game, as the PGN Result tag writes it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// `1-0`.
+    WhiteWins,
+    /// `0-1`.
+    BlackWins,
+    /// `1/2-1/2`.
+    Draw,
+    /// `*`: unfinished, abandoned without a decision, or aborted.
+    Unknown,
+}
+
+impl GameResult {
+    /// The result in which `color` wins.
+    pub fn win_for(color: Color) -> GameResult {
+        color.fold_wb(GameResult::WhiteWins, GameResult::BlackWins)
+    }
+
+    /// The result in which `color` loses.
+    pub fn loss_for(color: Color) -> GameResult {
+        GameResult::win_for(!color)
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::Unknown => "*",
+        })
+    }
+}
+
+/// Why a game ended, as the PGN Termination tag writes it (PGN spec 9.8.1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// Mate, stalemate, a draw by rule or agreement, a resignation.
+    Normal,
+    /// A flag fell.
+    TimeForfeit,
+    /// An illegal or unreadable move, or a reply from a different position.
+    RulesInfraction,
+    /// A player signed off during its game.
+    Abandoned,
+    /// A third party decided the result.
+    Adjudication,
+    /// The game was stopped without a result.
+    Unterminated,
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Termination::Normal => "normal",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::RulesInfraction => "rules infraction",
+            Termination::Abandoned => "abandoned",
+            Termination::Adjudication => "adjudication",
+            Termination::Unterminated => "unterminated",
+        })
+    }
+}
+
+/// How and why a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finish {
+    /// The result.
+    pub result: GameResult,
+    /// The PGN Termination.
+    pub termination: Termination,
+    /// A sentence for people and for the PGN's final comment, such as "White mates".
+    pub reason: String,
+}
+
+impl Finish {
+    /// A finish with the given parts.
+    pub fn new(result: GameResult, termination: Termination, reason: impl Into<String>) -> Finish {
+        Finish {
+            result,
+            termination,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A move that was played, with what the clocks and the mover said about it.
+#[derive(Clone, Debug)]
+pub struct PlayedMove {
+    /// The position the move was played from.
+    pub before: Chess,
+    /// The move in canonical SAN, with its check or mate suffix.
+    pub san: SanPlus,
+    /// The time charged to the mover.
+    pub emt: Duration,
+    /// The mover's time left after the move, increment included; `None` when untimed.
+    pub remaining: Option<Duration>,
+    /// The mover's own analysis of the move, ready for the PGN comment.
+    pub analysis: Option<String>,
+}
+
+impl PlayedMove {
+    /// The colour that played the move.
+    pub fn color(&self) -> Color {
+        self.before.turn()
+    }
+}
+
+/// The name of a colour, capitalised, for reasons and notices.
+pub fn color_name(color: Color) -> &'static str {
+    color.fold_wb("White", "Black")
+}
+
+/// One game: the start, the moves, the repetition history and the clocks.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Chess,
+    pos: Chess,
+    moves: Vec<PlayedMove>,
+    hashes: Vec<Zobrist64>,
+    clocks: Clocks,
+}
+
+impl Game {
+    /// A new game from `start` under the time control `tc`.
+    pub fn new(start: Chess, tc: &TimeControl) -> Game {
+        let hash = start.zobrist_hash(EnPassantMode::Legal);
+        Game {
+            pos: start.clone(),
+            start,
+            moves: Vec::new(),
+            hashes: vec![hash],
+            clocks: Clocks::new(tc),
+        }
+    }
+
+    /// The position the game started from.
+    pub fn start(&self) -> &Chess {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Chess {
+        &self.pos
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.pos.turn()
+    }
+
+    /// Every move played so far.
+    pub fn moves(&self) -> &[PlayedMove] {
+        &self.moves
+    }
+
+    /// The last move played, if any.
+    pub fn last_move(&self) -> Option<&PlayedMove> {
+        self.moves.last()
+    }
+
+    /// Both clocks.
+    pub fn clocks(&self) -> &Clocks {
+        &self.clocks
+    }
+
+    /// Both clocks, for a flag fall or a supervisor's adjustment.
+    pub fn clocks_mut(&mut self) -> &mut Clocks {
+        &mut self.clocks
+    }
+
+    /// Plays the legal move `m`, charging `elapsed` to the mover.
+    pub fn play(&mut self, m: Move, elapsed: Duration, analysis: Option<String>) -> &PlayedMove {
+        let before = self.pos.clone();
+        let color = before.turn();
+        let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, m);
+        self.hashes
+            .push(self.pos.zobrist_hash(EnPassantMode::Legal));
+        let charge = self.clocks.charge(color, elapsed);
+        self.moves.push(PlayedMove {
+            before,
+            san,
+            emt: charge.elapsed,
+            remaining: charge.remaining,
+            analysis,
+        });
+        self.moves.last().expect("a move was just pushed")
+    }
+
+    /// How many times the current position has occurred in this game (at least one).
+    pub fn repetitions(&self) -> usize {
+        let now = self.hashes.last().copied();
+        self.hashes.iter().filter(|h| Some(**h) == now).count()
+    }
+
+    /// Whether the side to move could claim a draw now: threefold repetition or the
+    /// fifty-move rule. Returns the reason when it could.
+    pub fn claimable_draw(&self) -> Option<&'static str> {
+        if self.repetitions() >= 3 {
+            Some("Draw by threefold repetition")
+        } else if self.pos.halfmoves() >= 100 {
+            Some("Draw by the fifty-move rule")
+        } else {
+            None
+        }
+    }
+
+    /// The end the rules impose on the current position by themselves: mate, stalemate,
+    /// a dead position, fivefold repetition and the seventy-five-move rule always, and
+    /// threefold repetition and the fifty-move rule when `auto_draws` is set.
+    pub fn automatic_end(&self, auto_draws: bool) -> Option<Finish> {
+        let pos = &self.pos;
+        let draw = |reason: &str| Some(Finish::new(GameResult::Draw, Termination::Normal, reason));
+        if pos.is_checkmate() {
+            let winner = !pos.turn();
+            return Some(Finish::new(
+                GameResult::win_for(winner),
+                Termination::Normal,
+                format!("{} mates", color_name(winner)),
+            ));
+        }
+        if pos.is_stalemate() {
+            return draw("Stalemate");
+        }
+        if pos.is_insufficient_material() {
+            return draw("Dead position: neither side can mate");
+        }
+        if self.repetitions() >= 5 {
+            return draw("Draw by fivefold repetition");
+        }
+        if pos.halfmoves() >= 150 {
+            return draw("Draw by the seventy-five-move rule");
+        }
+        if auto_draws {
+            if let Some(reason) = self.claimable_draw() {
+                return draw(reason);
+            }
+        }
+        None
+    }
+
+    /// The finish when `color`'s flag falls: a loss, or a draw when the opponent has no
+    /// mating material. Records the flag on the clocks.
+    pub fn flag(&mut self, color: Color) -> Finish {
+        self.clocks.flag(color);
+        if self.pos.has_insufficient_material(!color) {
+            Finish::new(
+                GameResult::Draw,
+                Termination::TimeForfeit,
+                format!(
+                    "{} forfeits on time, but {} cannot mate",
+                    color_name(color),
+                    color_name(!color)
+                ),
+            )
+        } else {
+            Finish::new(
+                GameResult::loss_for(color),
+                Termination::TimeForfeit,
+                format!("{} forfeits on time", color_name(color)),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    fn play_uci(game: &mut Game, moves: &str) {
+        for text in moves.split_whitespace() {
+            let uci: UciMove = text.parse().unwrap();
+            let m = uci.to_move(game.position()).unwrap();
+            game.play(m, Duration::from_millis(100), None);
+        }
+    }
+
+    fn game(tc: &str) -> Game {
+        Game::new(Chess::default(), &tc.parse().unwrap())
+    }
+
+    #[test]
+    fn fools_mate_is_mate() {
+        let mut g = game("300");
+        play_uci(&mut g, "f2f3 e7e5 g2g4 d8h4");
+        let finish = g.automatic_end(true).unwrap();
+        assert_eq!(finish.result, GameResult::BlackWins);
+        assert_eq!(finish.reason, "Black mates");
+        assert_eq!(g.last_move().unwrap().san.to_string(), "Qh4#");
+    }
+
+    #[test]
+    fn threefold_depends_on_the_draw_rule() {
+        let mut g = game("300");
+        play_uci(&mut g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8");
+        assert_eq!(g.repetitions(), 3);
+        assert!(g.automatic_end(false).is_none());
+        assert_eq!(g.automatic_end(true).unwrap().result, GameResult::Draw);
+        assert!(g.claimable_draw().is_some());
+        play_uci(&mut g, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8");
+        assert_eq!(g.repetitions(), 5);
+        assert_eq!(
+            g.automatic_end(false).unwrap().reason,
+            "Draw by fivefold repetition"
+        );
+    }
+
+    #[test]
+    fn clocks_are_charged_per_move() {
+        let mut g = game("60+1");
+        play_uci(&mut g, "e2e4");
+        let m = g.last_move().unwrap();
+        assert_eq!(m.emt, Duration::from_millis(100));
+        assert_eq!(m.remaining, Some(Duration::from_millis(60_900)));
+        assert_eq!(
+            g.clocks().consumed(Color::White),
+            Duration::from_millis(100)
+        );
+    }
+
+    #[test]
+    fn flag_with_a_bare_king_opponent_is_a_draw() {
+        let pos: Chess = "8/8/8/4k3/8/8/4P3/4K3 b - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let mut g = Game::new(pos, &"60".parse().unwrap());
+        assert_eq!(g.flag(Color::White).result, GameResult::Draw);
+        let finish = g.flag(Color::Black);
+        assert_eq!(finish.result, GameResult::WhiteWins);
+        assert_eq!(finish.termination, Termination::TimeForfeit);
+    }
+}

@@ -1,0 +1,61 @@
+//! The referee's pure core: the rules of chess, the clocks, the protocol flow and the
+//! game record.
+//!
+//! Nothing in this module does I/O, spawns a thread or reads the system clock. Time comes
+//! in with every input as a [`std::time::Duration`] since the start of the session, and
+//! the driver asks [`Referee::poll_timeout`] when the core next needs to be woken. This is
+//! what lets the journal replay a session byte for byte, and what lets the serial and the
+//! IP referee share one implementation.
+
+pub mod clock;
+pub mod game;
+pub mod pgn;
+pub mod referee;
+
+pub use referee::{DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee};
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One of the referee's two player connections.
+///
+/// A port is not a colour: port A plays White in odd-numbered games and Black in
+/// even-numbered ones.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Port {
+    /// The first port named on the command line.
+    A,
+    /// The second port named on the command line.
+    B,
+}
+
+impl Port {
+    /// Both ports, in order.
+    pub const BOTH: [Port; 2] = [Port::A, Port::B];
+
+    /// The other port.
+    pub fn other(self) -> Port {
+        match self {
+            Port::A => Port::B,
+            Port::B => Port::A,
+        }
+    }
+
+    /// 0 for A, 1 for B.
+    pub fn index(self) -> usize {
+        match self {
+            Port::A => 0,
+            Port::B => 1,
+        }
+    }
+}
+
+impl fmt::Display for Port {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Port::A => "a",
+            Port::B => "b",
+        })
+    }
+}

@@ -1,0 +1,1172 @@
+//! The referee: the protocol flow and adjudication of the argus profile (sections 4 and 5),
+//! as a deterministic state machine.
+//!
+//! Inputs come in through [`Referee::handle`] (a line read on a port, a line finished
+//! draining, a timer, a port lost or back), each stamped with the moment it happened.
+//! Outputs are drained with [`Referee::poll_output`] in the order they were produced, and
+//! [`Referee::poll_timeout`] tells the driver when the core must next be woken (a flag
+//! fall, the end of a reset or conclude delay). The referee never reads the clock and
+//! never lets time run backwards: an input stamped earlier than one already handled is
+//! treated as happening at the latest moment seen.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::{Epd, Fen};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+
+use super::Port;
+use super::clock::TimeControl;
+use super::game::{Finish, Game, GameResult, Termination, color_name};
+use super::pgn::{self, PgnGame, PgnMove};
+use crate::epd::{Clock, Operand, Record, resolve_move};
+
+/// When threefold repetition and the fifty-move rule end a game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DrawRule {
+    /// At once, as soon as the position arises.
+    Auto,
+    /// Only on a valid `draw_claim` from the side to move.
+    Claim,
+}
+
+/// What an illegal move, an unreadable move or a wrong position costs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IllegalRule {
+    /// The offender loses at once.
+    Loss,
+    /// `fault` goes to both players first; unattended, the offender then loses.
+    Fault,
+}
+
+/// Everything the referee needs to know about the match, fixed at its start.
+///
+/// The configuration is written at the head of the journal, so a replay needs nothing but
+/// the journal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// The PGN Event tag.
+    pub event: String,
+    /// The PGN Site tag.
+    pub site: String,
+    /// The PGN Date tag, `YYYY.MM.DD`.
+    pub date: String,
+    /// The PGN Round tag; the game number when absent.
+    pub round: Option<String>,
+    /// Names given by the organiser for ports A and B; they win over `tcsi`.
+    pub names: [Option<String>; 2],
+    /// What the ports are called (their paths); the names of last resort.
+    pub port_labels: [String; 2],
+    /// The time control of every game.
+    pub time_control: TimeControl,
+    /// How many games to play.
+    pub games: u32,
+    /// Start positions as FEN; empty for the standard array. Game i (from 0) starts
+    /// from position i/2, cycling.
+    pub openings: Vec<String>,
+    /// Pause after the `reset` records drained.
+    pub reset_delay: Duration,
+    /// Pause after the `conclude` records drained, before the next game or `disconnect`.
+    pub conclude_delay: Duration,
+    /// When repetition and fifty-move draws apply.
+    pub draw_rule: DrawRule,
+    /// What an illegal move costs.
+    pub illegal: IllegalRule,
+}
+
+/// An error in a [`MatchConfig`].
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// An opening is not a legal chess position.
+    #[error("opening {index} ({fen}) is not a playable position: {reason}")]
+    BadOpening {
+        /// The opening's index, from 1.
+        index: usize,
+        /// The opening as given.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An opening has no legal move, so no game could be played from it.
+    #[error("opening {index} ({fen}) is already over")]
+    FinishedOpening {
+        /// The opening's index, from 1.
+        index: usize,
+        /// The opening as given.
+        fen: String,
+    },
+}
+
+/// An input of the referee: something that happened, and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A line arrived on a port; `at` is when its terminator was read. `bytes` has no
+    /// terminator and may hold anything (noise is the referee's to judge).
+    Line {
+        /// The port.
+        port: Port,
+        /// When the terminator arrived.
+        at: Duration,
+        /// The line, without its terminator.
+        bytes: Vec<u8>,
+    },
+    /// The oldest line sent on `port` and not yet drained has fully left the output.
+    Drained {
+        /// The port.
+        port: Port,
+        /// When the drain completed.
+        at: Duration,
+    },
+    /// The driver woke the referee because of [`Referee::poll_timeout`].
+    Timeout {
+        /// The moment.
+        at: Duration,
+    },
+    /// The port failed or vanished.
+    PortLost {
+        /// The port.
+        port: Port,
+        /// When it was noticed.
+        at: Duration,
+    },
+    /// The port is open again.
+    PortBack {
+        /// The port.
+        port: Port,
+        /// When it was reopened.
+        at: Duration,
+    },
+}
+
+impl Input {
+    /// When the input happened.
+    pub fn at(&self) -> Duration {
+        match *self {
+            Input::Line { at, .. }
+            | Input::Drained { at, .. }
+            | Input::Timeout { at }
+            | Input::PortLost { at, .. }
+            | Input::PortBack { at, .. } => at,
+        }
+    }
+}
+
+/// A finished game, as the record keeper needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameReport {
+    /// The game's number, from 1.
+    pub number: u32,
+    /// The name of White.
+    pub white: String,
+    /// The name of Black.
+    pub black: String,
+    /// The result.
+    pub result: GameResult,
+    /// The PGN Termination.
+    pub termination: Termination,
+    /// Why, in a sentence.
+    pub reason: String,
+    /// The game in PGN export format, ready to append to the PGN file.
+    pub pgn: String,
+}
+
+/// Something people watching the referee may want to know. Notices are not part of the
+/// record: the journal and the PGN are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// A player signed on.
+    SignedOn {
+        /// Its port.
+        port: Port,
+        /// The name it gave, if any.
+        name: Option<String>,
+    },
+    /// A player signed off.
+    SignedOff {
+        /// Its port.
+        port: Port,
+    },
+    /// A game started.
+    GameStarted {
+        /// Its number.
+        number: u32,
+        /// White's name.
+        white: String,
+        /// Black's name.
+        black: String,
+    },
+    /// A move was played.
+    Moved {
+        /// The game's number.
+        number: u32,
+        /// The move's fullmove number.
+        fullmove: u32,
+        /// The mover.
+        color: Color,
+        /// The move in SAN.
+        san: String,
+        /// The time charged for it.
+        emt: Duration,
+        /// White's and Black's time left, when timed.
+        remaining: [Option<Duration>; 2],
+    },
+    /// A game ended.
+    GameOver {
+        /// Its number.
+        number: u32,
+        /// The result.
+        result: GameResult,
+        /// Why.
+        reason: String,
+    },
+    /// A line was ignored as noise.
+    Noise {
+        /// Where it came from.
+        port: Port,
+        /// Why it was ignored.
+        reason: String,
+    },
+    /// A reply was answered with the same `respond` again.
+    Resent {
+        /// The port.
+        port: Port,
+        /// Why.
+        reason: String,
+    },
+    /// A player reported a fault: the supervisor should look.
+    ClientFault {
+        /// The port.
+        port: Port,
+        /// What the client said.
+        reason: String,
+    },
+    /// A player signed on during its game and is being resynchronised.
+    Resync {
+        /// The port.
+        port: Port,
+    },
+    /// A port failed or vanished.
+    PortLost {
+        /// The port.
+        port: Port,
+    },
+    /// A port is back.
+    PortBack {
+        /// The port.
+        port: Port,
+    },
+}
+
+fn fmt_clock(d: Option<Duration>) -> String {
+    match d {
+        Some(d) => {
+            let ms = d.as_millis();
+            let s = ms / 1000;
+            format!(
+                "{}:{:02}:{:02}.{}",
+                s / 3600,
+                s / 60 % 60,
+                s % 60,
+                ms % 1000 / 100
+            )
+        }
+        None => "-".to_string(),
+    }
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::SignedOn { port, name } => match name {
+                Some(name) => write!(f, "port {port}: signed on as {name:?}"),
+                None => write!(f, "port {port}: signed on"),
+            },
+            Notice::SignedOff { port } => write!(f, "port {port}: signed off"),
+            Notice::GameStarted {
+                number,
+                white,
+                black,
+            } => write!(f, "game {number}: {white} (White) vs {black} (Black)"),
+            Notice::Moved {
+                number,
+                fullmove,
+                color,
+                san,
+                emt,
+                remaining,
+            } => {
+                let dots = if *color == Color::White { "." } else { "..." };
+                write!(
+                    f,
+                    "game {number}: {fullmove}{dots} {san:<8} {:>7.3}s   White {}  Black {}",
+                    emt.as_secs_f64(),
+                    fmt_clock(remaining[0]),
+                    fmt_clock(remaining[1])
+                )
+            }
+            Notice::GameOver {
+                number,
+                result,
+                reason,
+            } => write!(f, "game {number}: {result} ({reason})"),
+            Notice::Noise { port, reason } => write!(f, "port {port}: noise ignored: {reason}"),
+            Notice::Resent { port, reason } => {
+                write!(f, "port {port}: respond sent again: {reason}")
+            }
+            Notice::ClientFault { port, reason } => {
+                write!(f, "port {port}: the player reports a fault: {reason}")
+            }
+            Notice::Resync { port } => {
+                write!(f, "port {port}: signed on during its game, resynchronising")
+            }
+            Notice::PortLost { port } => write!(f, "port {port}: line lost, reopening"),
+            Notice::PortBack { port } => write!(f, "port {port}: line back"),
+        }
+    }
+}
+
+/// An output of the referee, drained with [`Referee::poll_output`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Send this line (without terminator) on `port`. Each one is answered by exactly one
+    /// [`Input::Drained`] once it has left.
+    Send {
+        /// The port.
+        port: Port,
+        /// The EPD record.
+        line: String,
+    },
+    /// A game ended; its record is ready.
+    GameOver(GameReport),
+    /// Something worth showing to people.
+    Notice(Notice),
+    /// The match is over: every game played and `disconnect` drained on both ports.
+    MatchOver,
+}
+
+/// What a sent line was, so that its drain can be acted on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Tx {
+    Other,
+    Reset,
+    Respond,
+    Conclude,
+    Disconnect,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum WaitKind {
+    Reset,
+    Conclude,
+    Disconnect,
+}
+
+/// How long the referee waits for `disconnect` to drain before it calls the match over
+/// anyway (a player whose line is down cannot hold the referee forever).
+const DISCONNECT_GRACE: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for both players to sign on.
+    SignOn,
+    /// Lines were sent that must drain, then a delay runs.
+    Waiting {
+        kind: WaitKind,
+        drained: [Option<Duration>; 2],
+        until: Option<Duration>,
+    },
+    /// The respond/reply cycle.
+    Playing,
+    /// The match is over.
+    Done,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Player {
+    signed_on: bool,
+    tcsi_name: Option<String>,
+}
+
+/// The game being played (or just finished).
+#[derive(Clone, Debug)]
+struct Current {
+    number: u32,
+    white: Port,
+    names: [String; 2],
+    game: Game,
+    clock_started: Option<Duration>,
+    /// The colour that offered a draw with the last move, while the offer stands.
+    offer: Option<Color>,
+    finish: Option<Finish>,
+}
+
+impl Current {
+    fn port_of(&self, color: Color) -> Port {
+        color.fold_wb(self.white, self.white.other())
+    }
+
+    fn color_of(&self, port: Port) -> Color {
+        if port == self.white {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
+    fn name_of(&self, color: Color) -> &str {
+        &self.names[color.fold_wb(0, 1)]
+    }
+
+    fn to_move_port(&self) -> Port {
+        self.port_of(self.game.turn())
+    }
+}
+
+/// The referee of one match between the players on two ports.
+#[derive(Clone, Debug)]
+pub struct Referee {
+    cfg: MatchConfig,
+    openings: Vec<Chess>,
+    now: Duration,
+    players: [Player; 2],
+    phase: Phase,
+    started: u32,
+    current: Option<Current>,
+    pending: [VecDeque<Tx>; 2],
+    out: VecDeque<Output>,
+}
+
+impl Referee {
+    /// A referee for the match `cfg`, waiting for both players to sign on.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`ConfigError`] when an opening is not a playable position.
+    pub fn new(cfg: MatchConfig) -> Result<Referee, ConfigError> {
+        let mut openings = Vec::with_capacity(cfg.openings.len());
+        for (i, text) in cfg.openings.iter().enumerate() {
+            let bad = |reason: String| ConfigError::BadOpening {
+                index: i + 1,
+                fen: text.clone(),
+                reason,
+            };
+            let fen: Fen = text.parse().map_err(|e| bad(format!("{e}")))?;
+            let pos: Chess = fen
+                .into_position(CastlingMode::Standard)
+                .map_err(|e| bad(format!("{e}")))?;
+            if pos.is_game_over() {
+                return Err(ConfigError::FinishedOpening {
+                    index: i + 1,
+                    fen: text.clone(),
+                });
+            }
+            openings.push(pos);
+        }
+        Ok(Referee {
+            cfg,
+            openings,
+            now: Duration::ZERO,
+            players: Default::default(),
+            phase: Phase::SignOn,
+            started: 0,
+            current: None,
+            pending: Default::default(),
+            out: VecDeque::new(),
+        })
+    }
+
+    /// The match configuration.
+    pub fn config(&self) -> &MatchConfig {
+        &self.cfg
+    }
+
+    /// Whether the match is over.
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// Feeds one input to the referee. Timers due at or before the input's moment fire
+    /// first, at their own moments.
+    pub fn handle(&mut self, input: Input) {
+        let at = input.at();
+        self.advance(at);
+        match input {
+            Input::Line { port, bytes, .. } => self.on_line(port, &bytes),
+            Input::Drained { port, at } => self.on_drained(port, at),
+            Input::Timeout { .. } => {}
+            Input::PortLost { port, at } => {
+                self.notice(Notice::PortLost { port });
+                // A lost line stops nobody's clock: if the respond to the side to move
+                // could not drain, its clock starts now.
+                let now = self.now;
+                if let Some(cur) = self.playing_mut() {
+                    if cur.to_move_port() == port && cur.clock_started.is_none() {
+                        cur.clock_started = Some(at.max(now));
+                    }
+                }
+            }
+            Input::PortBack { port, .. } => self.notice(Notice::PortBack { port }),
+        }
+    }
+
+    /// The next output, in the order produced.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.out.pop_front()
+    }
+
+    /// When the referee must next be woken with [`Input::Timeout`], if at all.
+    pub fn poll_timeout(&self) -> Option<Duration> {
+        match (&self.phase, self.flag_deadline()) {
+            (_, Some(flag)) => Some(flag),
+            (Phase::Waiting { until, .. }, None) => *until,
+            _ => None,
+        }
+    }
+
+    // ---- time ----------------------------------------------------------------------
+
+    fn flag_deadline(&self) -> Option<Duration> {
+        if self.phase != Phase::Playing {
+            return None;
+        }
+        let cur = self.current.as_ref()?;
+        if cur.finish.is_some() {
+            return None;
+        }
+        let started = cur.clock_started?;
+        let left = cur.game.clocks().remaining(cur.game.turn())?;
+        Some(started + left)
+    }
+
+    fn advance(&mut self, at: Duration) {
+        while let Some(due) = self.poll_timeout() {
+            if due > at {
+                break;
+            }
+            self.now = self.now.max(due);
+            if self.flag_deadline() == Some(due) {
+                let cur = self.current.as_mut().expect("a flag needs a game");
+                let color = cur.game.turn();
+                let finish = cur.game.flag(color);
+                self.finish(finish);
+            } else {
+                self.wait_over();
+            }
+        }
+        self.now = self.now.max(at);
+    }
+
+    // ---- sending -------------------------------------------------------------------
+
+    fn notice(&mut self, notice: Notice) {
+        self.out.push_back(Output::Notice(notice));
+    }
+
+    fn send(&mut self, port: Port, record: &Record, tx: Tx) {
+        self.pending[port.index()].push_back(tx);
+        self.out.push_back(Output::Send {
+            port,
+            line: record.to_string(),
+        });
+    }
+
+    fn send_both(&mut self, record: &Record, tx: Tx) {
+        for port in Port::BOTH {
+            self.send(port, record, tx);
+        }
+    }
+
+    fn wait(&mut self, kind: WaitKind) {
+        let until = (kind == WaitKind::Disconnect).then(|| self.now + DISCONNECT_GRACE);
+        self.phase = Phase::Waiting {
+            kind,
+            drained: [None, None],
+            until,
+        };
+    }
+
+    // ---- records ---------------------------------------------------------------------
+
+    fn player_name(&self, port: Port) -> String {
+        let i = port.index();
+        self.cfg.names[i]
+            .clone()
+            .or_else(|| self.players[i].tcsi_name.clone())
+            .unwrap_or_else(|| self.cfg.port_labels[i].clone())
+    }
+
+    fn tags(&self, cur: &Current) -> Vec<(String, String)> {
+        let result = cur
+            .finish
+            .as_ref()
+            .map_or(GameResult::Unknown, |f| f.result)
+            .to_string();
+        let round = self
+            .cfg
+            .round
+            .clone()
+            .unwrap_or_else(|| cur.number.to_string());
+        let mut tags: Vec<(String, String)> = vec![
+            ("Event".into(), self.cfg.event.clone()),
+            ("Site".into(), self.cfg.site.clone()),
+            ("Date".into(), self.cfg.date.clone()),
+            ("Round".into(), round),
+            ("White".into(), cur.name_of(Color::White).to_string()),
+            ("Black".into(), cur.name_of(Color::Black).to_string()),
+            ("Result".into(), result),
+            ("TimeControl".into(), self.cfg.time_control.to_string()),
+        ];
+        if *cur.game.start() != Chess::default() {
+            tags.push(("SetUp".into(), "1".into()));
+            tags.push((
+                "FEN".into(),
+                Fen::from_position(cur.game.start(), EnPassantMode::Legal).to_string(),
+            ));
+        }
+        tags
+    }
+
+    fn inform_record(&self, cur: &Current) -> Record {
+        let mut operands = Vec::new();
+        for (name, value) in self.tags(cur) {
+            operands.push(Operand::Identifier(name));
+            operands.push(Operand::Str(epd_string(&value)));
+        }
+        let mut rec = record(cur.game.position(), "inform");
+        rec.set("ptp", operands);
+        rec
+    }
+
+    fn respond_record(cur: &Current) -> Record {
+        let game = &cur.game;
+        let (pos, sm) = match game.last_move() {
+            Some(m) => (&m.before, Some(m.san.to_string())),
+            None => (game.position(), None),
+        };
+        let mut rec = record(pos, "respond");
+        number_ops(&mut rec, pos);
+        let consumed =
+            |c| Operand::Clock(Clock::from_duration_truncated(game.clocks().consumed(c)));
+        rec.set("cc", vec![consumed(Color::White), consumed(Color::Black)]);
+        if let Some(sm) = sm {
+            rec.set("sm", vec![Operand::Move(sm)]);
+        }
+        if cur.offer.is_some() {
+            rec.set("draw_offer", vec![]);
+        }
+        rec
+    }
+
+    fn fault_record(pos: &Chess, reason: &str) -> Record {
+        let mut rec = record(pos, "fault");
+        rec.set("c0", vec![Operand::Str(epd_string(reason))]);
+        rec
+    }
+
+    // ---- the match -------------------------------------------------------------------
+
+    fn playing_mut(&mut self) -> Option<&mut Current> {
+        if self.phase != Phase::Playing {
+            return None;
+        }
+        self.current.as_mut().filter(|c| c.finish.is_none())
+    }
+
+    /// Whether `port`'s player is inside its game: from its `reset` to its result.
+    fn in_game(&self, port: Port) -> bool {
+        let _ = port;
+        let game_phase = matches!(
+            self.phase,
+            Phase::Playing
+                | Phase::Waiting {
+                    kind: WaitKind::Reset,
+                    ..
+                }
+        );
+        game_phase && self.current.as_ref().is_some_and(|c| c.finish.is_none())
+    }
+
+    fn start_game(&mut self) {
+        let index = self.started;
+        self.started += 1;
+        let number = index + 1;
+        let white = if index % 2 == 0 { Port::A } else { Port::B };
+        let start = if self.openings.is_empty() {
+            Chess::default()
+        } else {
+            self.openings[(index as usize / 2) % self.openings.len()].clone()
+        };
+        let mut names = [self.player_name(white), self.player_name(white.other())];
+        for name in &mut names {
+            name.retain(|c| c != '"');
+        }
+        let cur = Current {
+            number,
+            white,
+            names,
+            game: Game::new(start, &self.cfg.time_control),
+            clock_started: None,
+            offer: None,
+            finish: None,
+        };
+        self.notice(Notice::GameStarted {
+            number,
+            white: cur.names[0].clone(),
+            black: cur.names[1].clone(),
+        });
+        let reset = record(cur.game.start(), "reset");
+        self.current = Some(cur);
+        self.send_both(&reset, Tx::Reset);
+        self.wait(WaitKind::Reset);
+    }
+
+    fn wait_over(&mut self) {
+        let Phase::Waiting { kind, .. } = self.phase else {
+            return;
+        };
+        match kind {
+            WaitKind::Reset => self.begin_play(),
+            WaitKind::Conclude => {
+                if self.started < self.cfg.games {
+                    self.phase = Phase::SignOn;
+                    self.maybe_start();
+                } else {
+                    let pos = self
+                        .current
+                        .as_ref()
+                        .map_or_else(Chess::default, |c| c.game.position().clone());
+                    self.send_both(&record(&pos, "disconnect"), Tx::Disconnect);
+                    self.wait(WaitKind::Disconnect);
+                }
+            }
+            WaitKind::Disconnect => {
+                self.phase = Phase::Done;
+                self.out.push_back(Output::MatchOver);
+            }
+        }
+    }
+
+    fn maybe_start(&mut self) {
+        if self.phase == Phase::SignOn && self.players.iter().all(|p| p.signed_on) {
+            self.start_game();
+        }
+    }
+
+    fn begin_play(&mut self) {
+        self.phase = Phase::Playing;
+        let cur = self.current.as_ref().expect("play needs a game");
+        let inform = self.inform_record(cur);
+        let respond = Self::respond_record(cur);
+        let to_move = cur.to_move_port();
+        self.send_both(&inform, Tx::Other);
+        self.send(to_move, &respond, Tx::Respond);
+    }
+
+    fn finish(&mut self, finish: Finish) {
+        let Some(cur) = self.current.as_mut() else {
+            return;
+        };
+        cur.clock_started = None;
+        cur.finish = Some(finish.clone());
+        let cur = self.current.as_ref().expect("just set");
+        let tags = self.tags(cur);
+        let report = GameReport {
+            number: cur.number,
+            white: cur.names[0].clone(),
+            black: cur.names[1].clone(),
+            result: finish.result,
+            termination: finish.termination,
+            reason: finish.reason.clone(),
+            pgn: game_pgn(cur, tags),
+        };
+        let inform = self.inform_record(cur);
+        let conclude = record(cur.game.position(), "conclude");
+        self.notice(Notice::GameOver {
+            number: cur.number,
+            result: finish.result,
+            reason: finish.reason,
+        });
+        self.out.push_back(Output::GameOver(report));
+        self.send_both(&inform, Tx::Other);
+        self.send_both(&conclude, Tx::Conclude);
+        self.wait(WaitKind::Conclude);
+    }
+
+    // ---- inputs ----------------------------------------------------------------------
+
+    fn on_drained(&mut self, port: Port, at: Duration) {
+        let Some(tx) = self.pending[port.index()].pop_front() else {
+            log::warn!("port {port}: a drain with nothing outstanding");
+            return;
+        };
+        match tx {
+            Tx::Other => {}
+            Tx::Respond => {
+                if let Some(cur) = self.playing_mut() {
+                    if cur.to_move_port() == port && cur.clock_started.is_none() {
+                        cur.clock_started = Some(at);
+                    }
+                }
+            }
+            Tx::Reset | Tx::Conclude | Tx::Disconnect => {
+                let want = match tx {
+                    Tx::Reset => WaitKind::Reset,
+                    Tx::Conclude => WaitKind::Conclude,
+                    _ => WaitKind::Disconnect,
+                };
+                let delay = match want {
+                    WaitKind::Reset => self.cfg.reset_delay,
+                    WaitKind::Conclude => self.cfg.conclude_delay,
+                    WaitKind::Disconnect => Duration::ZERO,
+                };
+                if let Phase::Waiting {
+                    kind,
+                    drained,
+                    until,
+                } = &mut self.phase
+                {
+                    if *kind == want && drained[port.index()].is_none() {
+                        drained[port.index()] = Some(at);
+                        if let [Some(a), Some(b)] = *drained {
+                            *until = Some(a.max(b) + delay);
+                        }
+                    }
+                }
+                // A zero delay ends the wait now.
+                self.advance(self.now);
+            }
+        }
+    }
+
+    fn on_line(&mut self, port: Port, bytes: &[u8]) {
+        let rec = match Record::from_ascii(bytes) {
+            Ok(rec) => rec,
+            Err(e) => {
+                return self.notice(Notice::Noise {
+                    port,
+                    reason: e.to_string(),
+                });
+            }
+        };
+        match rec.refreq() {
+            Some("sign_on") => self.on_sign_on(port, &rec),
+            Some("sign_off") => self.on_sign_off(port),
+            Some("fault") => {
+                let reason = text_operand(&rec, "c0").unwrap_or_else(|| "no reason given".into());
+                self.notice(Notice::ClientFault { port, reason });
+            }
+            Some("reply") => self.on_reply(port, &rec),
+            Some(other) => {
+                let reason = format!("unknown refreq {other:?}");
+                self.notice(Notice::Noise { port, reason });
+            }
+            None => self.notice(Notice::Noise {
+                port,
+                reason: "a record without refreq".into(),
+            }),
+        }
+    }
+
+    fn on_sign_on(&mut self, port: Port, rec: &Record) {
+        let name = rec
+            .operands("tcsi")
+            .and_then(|ops| ops.get(1))
+            .and_then(Operand::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        if self.in_game(port) {
+            self.notice(Notice::Resync { port });
+            self.resync(port);
+            return;
+        }
+        let player = &mut self.players[port.index()];
+        if name.is_some() {
+            player.tcsi_name = name.clone();
+        }
+        player.signed_on = true;
+        self.notice(Notice::SignedOn { port, name });
+        self.maybe_start();
+    }
+
+    fn on_sign_off(&mut self, port: Port) {
+        self.players[port.index()].signed_on = false;
+        self.notice(Notice::SignedOff { port });
+        if self.in_game(port) {
+            let cur = self.current.as_ref().expect("in game");
+            let color = cur.color_of(port);
+            self.finish(Finish::new(
+                GameResult::loss_for(color),
+                Termination::Abandoned,
+                format!("{} abandons the game", color_name(color)),
+            ));
+        }
+    }
+
+    /// Brings a restarted player back into its game: `reset`, `inform`, one `execute`
+    /// per move, and when it is to move, a `respond` whose `sm` is the last move.
+    fn resync(&mut self, port: Port) {
+        let Some(cur) = self.current.as_ref() else {
+            return;
+        };
+        let reset = record(cur.game.start(), "reset");
+        if self.phase != Phase::Playing {
+            // Still in the reset delay: the inform and respond are yet to come.
+            self.send(port, &reset, Tx::Other);
+            return;
+        }
+        let mut lines = vec![(reset, Tx::Other), (self.inform_record(cur), Tx::Other)];
+        let to_move = cur.to_move_port() == port;
+        let moves = cur.game.moves();
+        let executed = if to_move {
+            moves.len().saturating_sub(1)
+        } else {
+            moves.len()
+        };
+        for m in &moves[..executed] {
+            let mut rec = record(&m.before, "execute");
+            number_ops(&mut rec, &m.before);
+            rec.set("sm", vec![Operand::Move(m.san.to_string())]);
+            lines.push((rec, Tx::Other));
+        }
+        if to_move {
+            lines.push((Self::respond_record(cur), Tx::Respond));
+        }
+        for (rec, tx) in lines {
+            self.send(port, &rec, tx);
+        }
+    }
+
+    fn resend(&mut self, port: Port, reason: &str) {
+        let Some(cur) = self.current.as_ref() else {
+            return;
+        };
+        let respond = Self::respond_record(cur);
+        self.notice(Notice::Resent {
+            port,
+            reason: reason.to_string(),
+        });
+        // The clock runs on: this drain does not restart it.
+        self.send(port, &respond, Tx::Other);
+    }
+
+    fn infraction(&mut self, port: Port, what: String) {
+        let cur = self.current.as_ref().expect("an infraction needs a game");
+        let color = cur.color_of(port);
+        let reason = format!("{} {what}", color_name(color));
+        if self.cfg.illegal == IllegalRule::Fault {
+            let fault = Self::fault_record(cur.game.position(), &reason);
+            self.send_both(&fault, Tx::Other);
+        }
+        self.finish(Finish::new(
+            GameResult::loss_for(color),
+            Termination::RulesInfraction,
+            reason,
+        ));
+    }
+
+    fn on_reply(&mut self, port: Port, rec: &Record) {
+        let now = self.now;
+        let draw_rule = self.cfg.draw_rule;
+        let Some(cur) = self.playing_mut() else {
+            return self.notice(Notice::Noise {
+                port,
+                reason: "a reply outside a game".into(),
+            });
+        };
+        if cur.to_move_port() != port {
+            return self.notice(Notice::Noise {
+                port,
+                reason: "a reply from the side not on move".into(),
+            });
+        }
+        let color = cur.game.turn();
+        if !same_position(cur.game.position(), &rec.position) {
+            let what = format!("replies from a different position ({})", rec.position);
+            return self.infraction(port, what);
+        }
+        if rec.has("resign") {
+            return self.finish(Finish::new(
+                GameResult::loss_for(color),
+                Termination::Normal,
+                format!("{} resigns", color_name(color)),
+            ));
+        }
+        if rec.has("draw_accept") {
+            if cur.offer == Some(!color) {
+                return self.finish(Finish::new(
+                    GameResult::Draw,
+                    Termination::Normal,
+                    "Draw agreed",
+                ));
+            }
+            return self.resend(port, "draw_accept while no draw offer is pending");
+        }
+        let claim = rec.has("draw_claim");
+        let Some(text) = rec.operands("sm").and_then(|ops| ops.first()) else {
+            if claim && draw_rule == DrawRule::Claim {
+                if let Some(reason) = cur.game.claimable_draw() {
+                    let reason = format!("{reason}, claimed by {}", color_name(color));
+                    return self.finish(Finish::new(GameResult::Draw, Termination::Normal, reason));
+                }
+                return self.resend(port, "invalid draw claim");
+            }
+            if claim {
+                return self.resend(port, "invalid draw claim");
+            }
+            return self.resend(port, "a reply without a move");
+        };
+        let text = text.to_string();
+        let m = match resolve_move(cur.game.position(), text.trim_matches('"')) {
+            Ok(m) => m,
+            Err(e) => return self.infraction(port, format!("plays {e}")),
+        };
+        let elapsed = now.saturating_sub(cur.clock_started.unwrap_or(now));
+        let analysis = analysis_text(rec);
+        let number = cur.number;
+        let played = cur.game.play(m, elapsed, analysis);
+        let moved = Notice::Moved {
+            number,
+            fullmove: played.before.fullmoves().get(),
+            color,
+            san: played.san.to_string(),
+            emt: played.emt,
+            remaining: [
+                cur.game.clocks().remaining(Color::White),
+                cur.game.clocks().remaining(Color::Black),
+            ],
+        };
+        cur.clock_started = None;
+        cur.offer = rec.has("draw_offer").then_some(color);
+        self.notice(moved);
+        let cur = self.current.as_ref().expect("playing");
+        // Mate and stalemate come first, then a valid claim, then the draws the rules
+        // impose by themselves.
+        let game = &cur.game;
+        if game.position().is_checkmate() || game.position().is_stalemate() {
+            let finish = game.automatic_end(false).expect("mate or stalemate");
+            return self.finish(finish);
+        }
+        if claim && draw_rule == DrawRule::Claim {
+            if let Some(reason) = game.claimable_draw() {
+                let reason = format!("{reason}, claimed by {}", color_name(color));
+                return self.finish(Finish::new(GameResult::Draw, Termination::Normal, reason));
+            }
+        }
+        if let Some(finish) = game.automatic_end(draw_rule == DrawRule::Auto) {
+            return self.finish(finish);
+        }
+        let respond = Self::respond_record(cur);
+        let opponent = cur.to_move_port();
+        self.send(opponent, &respond, Tx::Respond);
+    }
+}
+
+/// A record of `pos` with the given `refcom`. The en passant field names the square
+/// after every double pawn push (EPD spec 4.4).
+fn record(pos: &Chess, refcom: &str) -> Record {
+    let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
+    rec.set("refcom", vec![Operand::Identifier(refcom.to_string())]);
+    rec
+}
+
+fn number_ops(rec: &mut Record, pos: &Chess) {
+    rec.set(
+        "fmvn",
+        vec![Operand::Integer(i64::from(pos.fullmoves().get()))],
+    );
+    rec.set("hmvc", vec![Operand::Integer(i64::from(pos.halfmoves()))]);
+}
+
+/// A text made fit for an EPD string operand: printable ASCII without `"`, at most
+/// 255 bytes.
+fn epd_string(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .map(|c| match c {
+            '"' => '\'',
+            ' '..='~' => c,
+            _ => '?',
+        })
+        .collect();
+    s.truncate(crate::epd::MAX_STRING_LEN);
+    s
+}
+
+fn text_operand(rec: &Record, opcode: &str) -> Option<String> {
+    let ops = rec.operands(opcode)?;
+    let parts: Vec<String> = ops
+        .iter()
+        .map(|op| op.as_str().map_or_else(|| op.to_string(), str::to_string))
+        .collect();
+    Some(parts.join(" "))
+}
+
+/// Whether the four data fields of `epd` describe `pos`. The en passant field is
+/// compared by effect: a square where no en passant capture is legal equals `-`.
+fn same_position(pos: &Chess, epd: &Epd) -> bool {
+    let setup = epd.clone().into_setup();
+    let legal_ep = pos.ep_square(EnPassantMode::Legal);
+    let claimed_ep = setup.ep_square.filter(|sq| Some(*sq) == legal_ep);
+    setup.board == *pos.board()
+        && setup.turn == pos.turn()
+        && setup.castling_rights == pos.castles().castling_rights()
+        && claimed_ep == legal_ep
+}
+
+/// The mover's analysis from a reply (`ce`, `acd`, `acs`, `acn`), in the form engine
+/// testers read in PGN comments: `+0.35/12 1.2s`.
+fn analysis_text(rec: &Record) -> Option<String> {
+    let int = |op: &str| {
+        rec.operands(op)
+            .and_then(|o| o.first())
+            .and_then(Operand::as_integer)
+    };
+    let mut text = String::new();
+    if let Some(ce) = int("ce") {
+        if ce > 32000 {
+            text.push_str(&format!("+M{}", (32767 - ce + 1) / 2));
+        } else if ce < -32000 {
+            text.push_str(&format!("-M{}", (32767 + ce) / 2));
+        } else {
+            text.push_str(&format!("{:+.2}", ce as f64 / 100.0));
+        }
+        if let Some(depth) = int("acd") {
+            text.push_str(&format!("/{depth}"));
+        }
+    }
+    if let Some(secs) = int("acs") {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&format!("{secs}s"));
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String {
+    let finish = cur.finish.as_ref().expect("a finished game");
+    tags.push(("Termination".into(), finish.termination.to_string()));
+    tags.push(("PlyCount".into(), cur.game.moves().len().to_string()));
+    let moves = cur
+        .game
+        .moves()
+        .iter()
+        .map(|m| PgnMove {
+            san: m.san.to_string(),
+            comment: Some(pgn::move_comment(m.analysis.as_deref(), m.remaining, m.emt)),
+        })
+        .collect();
+    pgn::write_game(&PgnGame {
+        tags,
+        start_turn: cur.game.start().turn(),
+        start_fullmove: cur.game.start().fullmoves().get(),
+        moves,
+        final_comment: Some(finish.reason.clone()),
+        result: finish.result.to_string(),
+    })
+}

@@ -1,0 +1,552 @@
+//! EPD records: reading, writing and the operand basetypes.
+//!
+//! Everything the referee says and hears on a line is one EPD record (spec
+//! sections 4 to 6): the four data fields of a position, then operations such as
+//! `refcom respond;` or `sm e4;`. This module is the only place that turns bytes
+//! into [`Record`]s and back, so that every part of argus (the referee core, the
+//! clients, the journal and its replay) reads and writes exactly the dialect that
+//! the protocol profile fixes:
+//!
+//! * A record is at most [`MAX_RECORD_LEN`] bytes of printable ASCII and TAB.
+//! * Blanks (space and TAB) around the record are trimmed, and runs of blanks
+//!   are accepted wherever the spec asks for a single space.
+//! * Every operation ends with `;`, every opcode appears at most once, and every
+//!   unquoted operand must fit one of the basetypes of spec 5.2 (see
+//!   [`Operand`]).
+//! * Records are written canonically: single spaces, operations in ASCII order
+//!   of their opcodes, floats with a radix point, strings in quotes.
+//!
+//! Reading is strict about structure but lenient about spelling where the spec
+//! allows it, and it never panics: any byte string yields a [`Record`] or an
+//! [`EpdError`]. Moves inside operands are kept as text; [`resolve_move`] turns
+//! them into legal moves of a position, accepting the near-SAN dialects that
+//! clients write.
+
+mod moves;
+mod operand;
+
+use std::fmt;
+use std::num::NonZeroU32;
+use std::str::FromStr;
+
+use shakmaty::Setup;
+use shakmaty::fen::{Epd, ParseFenError};
+
+pub use moves::{MoveError, is_move_syntax, resolve_move};
+pub use operand::{Clock, Date, MAX_IDENTIFIER_LEN, Operand, TimeOfDay};
+
+use operand::{ClassifyError, ascii_string, classify};
+
+/// The longest record, in bytes, not counting its line terminator.
+pub const MAX_RECORD_LEN: usize = 4095;
+
+/// The longest string operand, in bytes of data between the quotes (the spec
+/// asks for fewer than 256).
+pub const MAX_STRING_LEN: usize = 255;
+
+/// The longest opcode, in bytes (spec 5.1).
+pub const MAX_OPCODE_LEN: usize = 15;
+
+/// Why a line is not a well-formed EPD record.
+///
+/// Offsets count bytes from the start of the line as it was handed to
+/// [`Record::from_ascii`], before blanks were trimmed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EpdError {
+    /// The line is empty or holds only blanks.
+    #[error("empty record")]
+    Empty,
+    /// The line is longer than [`MAX_RECORD_LEN`] bytes.
+    #[error("record is {len} bytes long, more than {max}", max = MAX_RECORD_LEN)]
+    TooLong {
+        /// The length of the line without its terminator.
+        len: usize,
+    },
+    /// The line holds a byte that is not printable ASCII (0x20 to 0x7e) or TAB,
+    /// or a TAB inside a string.
+    #[error("byte 0x{byte:02x} at offset {offset} is not allowed")]
+    BadByte {
+        /// Where the byte is.
+        offset: usize,
+        /// The byte.
+        byte: u8,
+    },
+    /// The line ends before the four data fields are complete.
+    #[error("record has {found} of the 4 data fields")]
+    MissingFields {
+        /// How many data fields there are.
+        found: usize,
+    },
+    /// The four data fields do not describe a position.
+    #[error("invalid position: {0}")]
+    Position(ParseFenError),
+    /// An operation does not start with a valid opcode: a letter, then up to 14
+    /// letters, digits or underscores.
+    #[error("invalid opcode at offset {offset}")]
+    BadOpcode {
+        /// Where the opcode starts.
+        offset: usize,
+    },
+    /// The line ends inside an operation, before its `;`.
+    #[error("operation {opcode} is not closed by ';'")]
+    Unterminated {
+        /// The opcode of the open operation.
+        opcode: String,
+    },
+    /// A string operand has no closing quote.
+    #[error("string at offset {offset} is not closed")]
+    UnterminatedString {
+        /// Where the opening quote is.
+        offset: usize,
+    },
+    /// A string operand holds more than [`MAX_STRING_LEN`] bytes.
+    #[error("string at offset {offset} holds {len} bytes, more than {max}", max = MAX_STRING_LEN)]
+    StringTooLong {
+        /// Where the opening quote is.
+        offset: usize,
+        /// The number of bytes between the quotes.
+        len: usize,
+    },
+    /// An operand fits none of the basetypes.
+    #[error("operand {token:?} of {opcode} fits no basetype")]
+    BadOperand {
+        /// The opcode of the operation.
+        opcode: String,
+        /// The operand as written.
+        token: String,
+    },
+    /// An opcode appears more than once in the record.
+    #[error("opcode {opcode} appears more than once")]
+    DuplicateOpcode {
+        /// The repeated opcode.
+        opcode: String,
+    },
+    /// An operand has the shape of a clock, time, date, integer or float, but
+    /// its value is out of range (a month 13, an integer beyond `i64`).
+    #[error("operand {token:?} of {opcode} is out of range")]
+    OutOfRange {
+        /// The opcode of the operation.
+        opcode: String,
+        /// The operand as written.
+        token: String,
+    },
+}
+
+/// One EPD operation: an opcode and its operands, in the order written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operation {
+    /// The opcode, such as `refcom` or `sm`.
+    pub opcode: String,
+    /// The operands, in order.
+    pub operands: Vec<Operand>,
+}
+
+impl Operation {
+    /// Makes an operation.
+    pub fn new(opcode: impl Into<String>, operands: Vec<Operand>) -> Operation {
+        Operation {
+            opcode: opcode.into(),
+            operands,
+        }
+    }
+}
+
+impl fmt::Display for Operation {
+    /// Writes `opcode;` or `opcode a b;`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.opcode)?;
+        for operand in &self.operands {
+            write!(f, " {operand}")?;
+        }
+        f.write_str(";")
+    }
+}
+
+/// One EPD record: a position and its operations.
+///
+/// Two records are equal when they have the same position and the same
+/// operations regardless of their order, since the order of operations carries
+/// no meaning (spec 5.1). Records that hold one opcode twice (the reader never
+/// makes them) compare those operations in their stored order.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// The four data fields.
+    pub position: Epd,
+    /// The operations, in the order read or inserted. [`Record::set`] keeps each
+    /// opcode unique; pushing directly onto this vector does not.
+    pub operations: Vec<Operation>,
+}
+
+impl Record {
+    /// Makes a record of `position` without operations.
+    pub fn new(position: Epd) -> Record {
+        Record {
+            position,
+            operations: Vec::new(),
+        }
+    }
+
+    /// Reads one record from a line without its terminator. A single trailing
+    /// LF, CR or CR LF is tolerated and ignored.
+    ///
+    /// Blanks (space and TAB) around the record and runs of blanks between its
+    /// parts are accepted. The castling field may also use the file letters of
+    /// X-FEN and Shredder-FEN (`Hh`), which is how [`Record`]'s writer spells
+    /// castling rights whose rook is not in the corner; the en passant field
+    /// must be `-` or a square on the third or sixth rank.
+    ///
+    /// # Errors
+    ///
+    /// Returns an [`EpdError`] naming the first problem found when the line is
+    /// not a well-formed record: too long, a byte outside printable ASCII and
+    /// TAB, empty, fewer than four data fields, an invalid position, an invalid
+    /// opcode, an operation without `;`, an unterminated or too long string, an
+    /// operand that fits no basetype or is out of range, or a repeated opcode.
+    pub fn from_ascii(line: &[u8]) -> Result<Record, EpdError> {
+        let line = match line {
+            [rest @ .., b'\r', b'\n'] => rest,
+            [rest @ .., b'\n' | b'\r'] => rest,
+            _ => line,
+        };
+        if line.len() > MAX_RECORD_LEN {
+            return Err(EpdError::TooLong { len: line.len() });
+        }
+        if let Some(offset) = line.iter().position(|&b| !is_allowed_byte(b)) {
+            return Err(EpdError::BadByte {
+                offset,
+                byte: line[offset],
+            });
+        }
+        Reader { bytes: line, at: 0 }.record()
+    }
+
+    /// Returns the operation with `opcode`, if any.
+    pub fn operation(&self, opcode: &str) -> Option<&Operation> {
+        self.operations.iter().find(|op| op.opcode == opcode)
+    }
+
+    /// Returns the operands of the operation with `opcode`, if it is present.
+    pub fn operands(&self, opcode: &str) -> Option<&[Operand]> {
+        self.operation(opcode).map(|op| op.operands.as_slice())
+    }
+
+    /// Whether the record has an operation with `opcode`.
+    pub fn has(&self, opcode: &str) -> bool {
+        self.operation(opcode).is_some()
+    }
+
+    /// Sets the operands of the operation with `opcode`, adding the operation
+    /// when it is not there yet.
+    ///
+    /// The opcode is not checked; [`is_opcode`] tells whether it reads back.
+    pub fn set(&mut self, opcode: &str, operands: Vec<Operand>) {
+        match self.operations.iter_mut().find(|op| op.opcode == opcode) {
+            Some(op) => op.operands = operands,
+            None => self.operations.push(Operation::new(opcode, operands)),
+        }
+    }
+
+    /// Removes the operation with `opcode` and returns it, keeping the order of
+    /// the others.
+    pub fn remove(&mut self, opcode: &str) -> Option<Operation> {
+        let index = self.operations.iter().position(|op| op.opcode == opcode)?;
+        Some(self.operations.remove(index))
+    }
+
+    /// Returns the referee command: the operand of `refcom` when it is a single
+    /// identifier.
+    pub fn refcom(&self) -> Option<&str> {
+        self.single_identifier("refcom")
+    }
+
+    /// Returns the referee request: the operand of `refreq` when it is a single
+    /// identifier.
+    pub fn refreq(&self) -> Option<&str> {
+        self.single_identifier("refreq")
+    }
+
+    fn single_identifier(&self, opcode: &str) -> Option<&str> {
+        match self.operands(opcode)? {
+            [operand] => operand.as_identifier(),
+            _ => None,
+        }
+    }
+
+    /// Returns the position as a [`Setup`], with its move counters.
+    ///
+    /// The halfmove clock comes from the first of `hmvc`, `hmv` and `hmvn` that
+    /// holds a single integer from 0 to `u32::MAX`, and is 0 without one. The
+    /// fullmove number comes from `fmvn` when it holds a single integer from 1 to
+    /// `u32::MAX`, and is 1 without one.
+    pub fn setup(&self) -> Setup {
+        let mut setup = self.position.clone().into_setup();
+        if let Some(halfmoves) = ["hmvc", "hmv", "hmvn"]
+            .iter()
+            .find_map(|opcode| self.single_u32(opcode))
+        {
+            setup.halfmoves = halfmoves;
+        }
+        if let Some(fullmoves) = self.single_u32("fmvn").and_then(NonZeroU32::new) {
+            setup.fullmoves = fullmoves;
+        }
+        setup
+    }
+
+    fn single_u32(&self, opcode: &str) -> Option<u32> {
+        match self.operands(opcode)? {
+            [operand] => u32::try_from(operand.as_integer()?).ok(),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Record {
+    fn eq(&self, other: &Record) -> bool {
+        self.position == other.position
+            && self.operations.len() == other.operations.len()
+            && (self.operations == other.operations
+                || sorted(&self.operations) == sorted(&other.operations))
+    }
+}
+
+/// The operations sorted by opcode in byte order, keeping the stored order of
+/// operations with the same opcode.
+fn sorted(operations: &[Operation]) -> Vec<&Operation> {
+    let mut sorted: Vec<&Operation> = operations.iter().collect();
+    sorted.sort_by(|a, b| a.opcode.cmp(&b.opcode));
+    sorted
+}
+
+impl FromStr for Record {
+    type Err = EpdError;
+
+    /// Reads a record like [`Record::from_ascii`].
+    fn from_str(s: &str) -> Result<Record, EpdError> {
+        Record::from_ascii(s.as_bytes())
+    }
+}
+
+impl fmt::Display for Record {
+    /// Writes the canonical record: the four data fields, then each operation
+    /// in ASCII order of its opcode, all separated by single spaces and without
+    /// a line terminator.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.position.fmt(f)?;
+        if self.operations.is_sorted_by(|a, b| a.opcode <= b.opcode) {
+            for op in &self.operations {
+                write!(f, " {op}")?;
+            }
+        } else {
+            for op in sorted(&self.operations) {
+                write!(f, " {op}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `text` is a valid opcode: a letter, then up to 14 letters, digits or
+/// underscores.
+pub fn is_opcode(text: &str) -> bool {
+    is_opcode_bytes(text.as_bytes())
+}
+
+fn is_opcode_bytes(bytes: &[u8]) -> bool {
+    match bytes {
+        [first, rest @ ..] => {
+            first.is_ascii_alphabetic()
+                && bytes.len() <= MAX_OPCODE_LEN
+                && rest.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        }
+        [] => false,
+    }
+}
+
+fn is_allowed_byte(b: u8) -> bool {
+    (0x20..=0x7e).contains(&b) || b == b'\t'
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// A cursor over a line that has passed the length and byte checks.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn skip_blanks(&mut self) {
+        while self.bytes.get(self.at).copied().is_some_and(is_blank) {
+            self.at += 1;
+        }
+    }
+
+    /// Takes the bytes up to the next blank, or also up to the next `;` when
+    /// `stop_at_semicolon` is set.
+    fn token(&mut self, stop_at_semicolon: bool) -> &'a [u8] {
+        let start = self.at;
+        while let Some(&b) = self.bytes.get(self.at) {
+            if is_blank(b) || (stop_at_semicolon && b == b';') {
+                break;
+            }
+            self.at += 1;
+        }
+        &self.bytes[start..self.at]
+    }
+
+    fn record(mut self) -> Result<Record, EpdError> {
+        self.skip_blanks();
+        if self.at == self.bytes.len() {
+            return Err(EpdError::Empty);
+        }
+        let start = self.at;
+        let mut fields: [&[u8]; 4] = [&[]; 4];
+        for (found, field) in fields.iter_mut().enumerate() {
+            self.skip_blanks();
+            if self.at == self.bytes.len() {
+                return Err(EpdError::MissingFields { found });
+            }
+            *field = self.token(false);
+        }
+        let position = parse_position(&fields, &self.bytes[start..self.at])?;
+
+        let mut operations: Vec<Operation> = Vec::with_capacity(8);
+        loop {
+            self.skip_blanks();
+            if self.at == self.bytes.len() {
+                break;
+            }
+            let offset = self.at;
+            let opcode = self.token(true);
+            if !is_opcode_bytes(opcode) {
+                return Err(EpdError::BadOpcode { offset });
+            }
+            if operations.iter().any(|op| op.opcode.as_bytes() == opcode) {
+                return Err(EpdError::DuplicateOpcode {
+                    opcode: ascii_string(opcode),
+                });
+            }
+            let opcode = ascii_string(opcode);
+            let operands = self.operands(&opcode)?;
+            operations.push(Operation { opcode, operands });
+        }
+        Ok(Record {
+            position,
+            operations,
+        })
+    }
+
+    /// Reads the operands of an operation and its closing `;`.
+    fn operands(&mut self, opcode: &str) -> Result<Vec<Operand>, EpdError> {
+        let mut operands = Vec::new();
+        loop {
+            self.skip_blanks();
+            match self.bytes.get(self.at) {
+                None => {
+                    return Err(EpdError::Unterminated {
+                        opcode: opcode.to_owned(),
+                    });
+                }
+                Some(b';') => {
+                    self.at += 1;
+                    return Ok(operands);
+                }
+                Some(b'"') => operands.push(self.string(opcode)?),
+                Some(_) => {
+                    let token = self.token(true);
+                    match classify(token) {
+                        Ok(operand) => operands.push(operand),
+                        Err(ClassifyError::NoFit) => {
+                            return Err(EpdError::BadOperand {
+                                opcode: opcode.to_owned(),
+                                token: ascii_string(token),
+                            });
+                        }
+                        Err(ClassifyError::OutOfRange) => {
+                            return Err(EpdError::OutOfRange {
+                                opcode: opcode.to_owned(),
+                                token: ascii_string(token),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a string operand; the cursor is on its opening quote.
+    fn string(&mut self, opcode: &str) -> Result<Operand, EpdError> {
+        let offset = self.at;
+        let data_start = offset + 1;
+        let rest = self.bytes.get(data_start..).unwrap_or_default();
+        let Some(len) = rest.iter().position(|&b| b == b'"') else {
+            return Err(EpdError::UnterminatedString { offset });
+        };
+        let data = &rest[..len];
+        if len > MAX_STRING_LEN {
+            return Err(EpdError::StringTooLong { offset, len });
+        }
+        if let Some(tab) = data.iter().position(|&b| b == b'\t') {
+            return Err(EpdError::BadByte {
+                offset: data_start + tab,
+                byte: b'\t',
+            });
+        }
+        self.at = data_start + len + 1;
+        match self.bytes.get(self.at) {
+            None | Some(b' ' | b'\t' | b';') => Ok(Operand::Str(ascii_string(data))),
+            Some(_) => {
+                // Something is glued to the closing quote, as in `"a"b`; report
+                // the whole run as one operand.
+                self.token(true);
+                Err(EpdError::BadOperand {
+                    opcode: opcode.to_owned(),
+                    token: ascii_string(&self.bytes[offset..self.at]),
+                })
+            }
+        }
+    }
+}
+
+/// Checks the four data fields and reads them into a position. `span` is the
+/// text from the first field to the end of the fourth, blanks included.
+fn parse_position(fields: &[&[u8]; 4], span: &[u8]) -> Result<Epd, EpdError> {
+    let [placement, turn, castling, ep] = *fields;
+    // shakmaty's reader accepts more than EPD (Crazyhouse pockets and promoted
+    // pieces, `_` as a separator, any en passant square), so the fields are
+    // checked here first and only standard EPD reaches it.
+    let placement_ok = placement
+        .iter()
+        .all(|&b| b"PNBRQKpnbrqk12345678/".contains(&b))
+        && placement.iter().filter(|&&b| b == b'/').count() == 7;
+    if !placement_ok {
+        return Err(EpdError::Position(ParseFenError::InvalidBoard));
+    }
+    if turn != b"w" && turn != b"b" {
+        return Err(EpdError::Position(ParseFenError::InvalidTurn));
+    }
+    let castling_ok = castling == b"-"
+        || castling
+            .iter()
+            .all(|&b| matches!(b, b'K' | b'Q' | b'k' | b'q' | b'A'..=b'H' | b'a'..=b'h'));
+    if !castling_ok {
+        return Err(EpdError::Position(ParseFenError::InvalidCastling));
+    }
+    let ep_ok = matches!(ep, b"-" | [b'a'..=b'h', b'3' | b'6']);
+    if !ep_ok {
+        return Err(EpdError::Position(ParseFenError::InvalidEpSquare));
+    }
+    let joined_len = fields.iter().map(|f| f.len()).sum::<usize>() + 3;
+    let result = if span.len() == joined_len && !span.contains(&b'\t') {
+        // The usual case: the fields are already separated by single spaces.
+        Epd::from_ascii(span)
+    } else {
+        Epd::from_ascii(&fields.join(&b' '))
+    };
+    result.map_err(EpdError::Position)
+}
+
+#[cfg(test)]
+mod tests;

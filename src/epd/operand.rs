@@ -1,0 +1,627 @@
+//! Operand values of EPD operations and their basetypes (spec section 5.2).
+//!
+//! An EPD operand is either a double-quoted string or an unquoted token, and the
+//! token's basetype is not named anywhere in the record: it has to be recognised
+//! from its shape. This module owns that recognition ([`classify`]) together with
+//! the small value types for dates, times of day and clock readings, so that the
+//! reader and the writer of records agree on one canonical text for every value.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::MAX_STRING_LEN;
+use super::moves::is_move_syntax;
+
+/// The longest identifier operand, in bytes (spec 5.2.1).
+pub const MAX_IDENTIFIER_LEN: usize = 15;
+
+/// One operand of an EPD operation.
+///
+/// Unquoted tokens are classified by [`Operand::unquoted`], which tries the
+/// basetypes in a fixed order: clock, time of day, date, integer, floating,
+/// identifier and finally chess move. Two operands are equal when they have the
+/// same variant and value; `Float` compares as `f64` does, so `NaN` is never
+/// equal to itself (the reader never produces it).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// An unquoted sequence of 1 to 15 letters, digits and underscores that is
+    /// not an integer, such as `respond`, `sign_on`, `Event` or `e4`.
+    Identifier(String),
+    /// An unquoted token that is not an identifier but is a chess move in the
+    /// lenient syntax of [`is_move_syntax`], such as `Nf3+`, `O-O`, `0-0-0`,
+    /// `e8=Q` or `exd6e.p.`.
+    Move(String),
+    /// A signed integer; a leading `+` is accepted on input but never written.
+    Integer(i64),
+    /// A floating point number, read from and written as `[+-]digits.digits`.
+    Float(f64),
+    /// A string: printable ASCII other than `"`, at most [`MAX_STRING_LEN`]
+    /// bytes, written between double quotes.
+    Str(String),
+    /// A calendar date, written `YYYY.MM.DD`.
+    Date(Date),
+    /// A time of day, written `HH:MM:SS`.
+    Time(TimeOfDay),
+    /// A clock reading, written `DDD:HH:MM:SS`.
+    Clock(Clock),
+}
+
+impl Operand {
+    /// Returns the text of an identifier operand.
+    pub fn as_identifier(&self) -> Option<&str> {
+        match self {
+            Operand::Identifier(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Returns the text of an operand that may name a move: an identifier (such
+    /// as `e4` or `e2e4`) or a move (such as `Nf3+` or `O-O`).
+    pub fn as_move_text(&self) -> Option<&str> {
+        match self {
+            Operand::Identifier(s) | Operand::Move(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Returns the data of a string operand, without its quotes.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Operand::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Returns the value of an integer operand.
+    pub fn as_integer(&self) -> Option<i64> {
+        match *self {
+            Operand::Integer(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Returns the value of a floating operand, or of an integer operand
+    /// converted to `f64` (rounding to the nearest value when it is very large).
+    pub fn as_float(&self) -> Option<f64> {
+        match *self {
+            Operand::Float(x) => Some(x),
+            #[allow(clippy::cast_precision_loss)]
+            Operand::Integer(i) => Some(i as f64),
+            _ => None,
+        }
+    }
+
+    /// Returns the value of a clock operand.
+    pub fn as_clock(&self) -> Option<Clock> {
+        match *self {
+            Operand::Clock(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Returns the value of a date operand.
+    pub fn as_date(&self) -> Option<Date> {
+        match *self {
+            Operand::Date(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Returns the value of a time-of-day operand.
+    pub fn as_time(&self) -> Option<TimeOfDay> {
+        match *self {
+            Operand::Time(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Makes a floating operand, or returns `None` when `x` is infinite or not a
+    /// number, which EPD cannot express.
+    pub fn float(x: f64) -> Option<Operand> {
+        x.is_finite().then_some(Operand::Float(x))
+    }
+
+    /// Makes a string operand, or returns `None` when `text` is longer than
+    /// [`MAX_STRING_LEN`] bytes or holds a byte that a string cannot carry (a
+    /// double quote, or anything outside printable ASCII).
+    pub fn string(text: impl Into<String>) -> Option<Operand> {
+        let text = text.into();
+        is_string_data(text.as_bytes()).then_some(Operand::Str(text))
+    }
+
+    /// Classifies `text` exactly as the reader classifies an unquoted token, or
+    /// returns `None` when it fits no basetype or is out of range.
+    ///
+    /// This is the way to build an operand from a move in SAN: `Nf3` becomes an
+    /// identifier, `Nf3+` and `O-O` become moves, and both read back unchanged.
+    pub fn unquoted(text: &str) -> Option<Operand> {
+        classify(text.as_bytes()).ok()
+    }
+}
+
+impl fmt::Display for Operand {
+    /// Writes the canonical text of the operand: strings in double quotes,
+    /// integers without a `+`, and floats always with a radix point and never
+    /// in scientific notation.
+    ///
+    /// Values that EPD cannot express (a string holding a double quote, a float
+    /// that is not finite, a date out of range) are written as they are and do
+    /// not read back; the reader and the checked constructors never make them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Identifier(s) | Operand::Move(s) => f.write_str(s),
+            Operand::Integer(i) => write!(f, "{i}"),
+            Operand::Float(x) => {
+                // Rust's `Display` for `f64` never uses an exponent, and it prints
+                // the shortest text that reads back to the same value; it omits
+                // the radix point exactly when the value is a whole number.
+                if x.is_finite() && x.fract() == 0.0 {
+                    write!(f, "{x}.0")
+                } else {
+                    write!(f, "{x}")
+                }
+            }
+            Operand::Str(s) => write!(f, "\"{s}\""),
+            Operand::Date(d) => d.fmt(f),
+            Operand::Time(t) => t.fmt(f),
+            Operand::Clock(c) => c.fmt(f),
+        }
+    }
+}
+
+/// A calendar date as EPD writes it, `YYYY.MM.DD` (spec 5.2.5).
+///
+/// The reader accepts years 0001 to 9999, months 01 to 12 and days 01 to 31; it
+/// does not check the day against the length of the month, as the spec does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date {
+    /// The year, 1 to 9999.
+    pub year: u16,
+    /// The month, 1 to 12.
+    pub month: u8,
+    /// The day of the month, 1 to 31.
+    pub day: u8,
+}
+
+impl Date {
+    /// Makes a date, or returns `None` when a part is out of the ranges above.
+    pub fn new(year: u16, month: u8, day: u8) -> Option<Date> {
+        ((1..=9999).contains(&year) && (1..=12).contains(&month) && (1..=31).contains(&day))
+            .then_some(Date { year, month, day })
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}.{:02}.{:02}", self.year, self.month, self.day)
+    }
+}
+
+/// A time of day as EPD writes it, `HH:MM:SS` (spec 5.2.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TimeOfDay {
+    /// The hour, 0 to 23.
+    pub hour: u8,
+    /// The minute, 0 to 59.
+    pub minute: u8,
+    /// The second, 0 to 59.
+    pub second: u8,
+}
+
+impl TimeOfDay {
+    /// Makes a time of day, or returns `None` when a part is out of range.
+    pub fn new(hour: u8, minute: u8, second: u8) -> Option<TimeOfDay> {
+        (hour < 24 && minute < 60 && second < 60).then_some(TimeOfDay {
+            hour,
+            minute,
+            second,
+        })
+    }
+}
+
+impl fmt::Display for TimeOfDay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02}:{:02}:{:02}", self.hour, self.minute, self.second)
+    }
+}
+
+/// A clock reading in whole seconds, written `DDD:HH:MM:SS` (spec 5.2.7).
+///
+/// It is used for the `cc` operation, which the referee fills with the time
+/// each side has consumed, truncated to whole seconds. The largest value is
+/// [`Clock::MAX`], 999 days 23:59:59.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Clock {
+    secs: u32,
+}
+
+impl Clock {
+    /// The largest clock reading, `999:23:59:59`.
+    pub const MAX: Clock = Clock {
+        secs: 999 * 86_400 + 23 * 3_600 + 59 * 60 + 59,
+    };
+
+    /// The zero reading, `000:00:00:00`.
+    pub const ZERO: Clock = Clock { secs: 0 };
+
+    /// Makes a clock reading of `secs` seconds, or returns `None` above
+    /// [`Clock::MAX`].
+    pub fn from_secs(secs: u64) -> Option<Clock> {
+        if secs <= u64::from(Clock::MAX.secs) {
+            u32::try_from(secs).ok().map(|secs| Clock { secs })
+        } else {
+            None
+        }
+    }
+
+    /// Makes a clock reading from a duration, dropping any fraction of a second
+    /// and saturating at [`Clock::MAX`].
+    pub fn from_duration_truncated(d: Duration) -> Clock {
+        Clock::from_secs(d.as_secs()).unwrap_or(Clock::MAX)
+    }
+
+    /// Returns the reading in seconds.
+    pub fn as_secs(self) -> u64 {
+        u64::from(self.secs)
+    }
+
+    /// Returns the reading as a duration.
+    pub fn to_duration(self) -> Duration {
+        Duration::from_secs(self.as_secs())
+    }
+}
+
+impl fmt::Display for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.secs;
+        write!(
+            f,
+            "{:03}:{:02}:{:02}:{:02}",
+            s / 86_400,
+            s / 3_600 % 24,
+            s / 60 % 60,
+            s % 60
+        )
+    }
+}
+
+/// Why an unquoted token could not be classified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClassifyError {
+    /// The token has the shape of no basetype.
+    NoFit,
+    /// The token has the shape of a clock, time, date, integer or float, but
+    /// its value is out of range.
+    OutOfRange,
+}
+
+/// Whether `data` can be the data of a string operand.
+pub(crate) fn is_string_data(data: &[u8]) -> bool {
+    data.len() <= MAX_STRING_LEN
+        && data
+            .iter()
+            .all(|&b| (0x20..=0x7e).contains(&b) && b != b'"')
+}
+
+/// Classifies an unquoted token, trying the basetypes in the order clock, time
+/// of day, date, integer, float, identifier, move.
+///
+/// # Errors
+///
+/// Returns [`ClassifyError::OutOfRange`] for a token with the exact shape of a
+/// clock, time, date, integer or float whose value is out of range, and
+/// [`ClassifyError::NoFit`] for any other token that is none of the basetypes.
+pub(crate) fn classify(token: &[u8]) -> Result<Operand, ClassifyError> {
+    match token.len() {
+        12 if shape(token, b"ddd:dd:dd:dd") => {
+            let days = u32::from(digits(&token[0..3]));
+            let hours = digits(&token[4..6]);
+            let minutes = digits(&token[7..9]);
+            let seconds = digits(&token[10..12]);
+            if hours > 23 || minutes > 59 || seconds > 59 {
+                return Err(ClassifyError::OutOfRange);
+            }
+            let secs = days * 86_400
+                + u32::from(hours) * 3_600
+                + u32::from(minutes) * 60
+                + u32::from(seconds);
+            return Ok(Operand::Clock(Clock { secs }));
+        }
+        8 if shape(token, b"dd:dd:dd") => {
+            #[allow(clippy::cast_possible_truncation)]
+            let part = |r: std::ops::Range<usize>| digits(&token[r]) as u8;
+            return TimeOfDay::new(part(0..2), part(3..5), part(6..8))
+                .map(Operand::Time)
+                .ok_or(ClassifyError::OutOfRange);
+        }
+        10 if shape(token, b"dddd.dd.dd") => {
+            #[allow(clippy::cast_possible_truncation)]
+            let part = |r: std::ops::Range<usize>| digits(&token[r]) as u8;
+            return Date::new(digits(&token[0..4]), part(5..7), part(8..10))
+                .map(Operand::Date)
+                .ok_or(ClassifyError::OutOfRange);
+        }
+        _ => {}
+    }
+
+    let unsigned = match token {
+        [b'+' | b'-', rest @ ..] => rest,
+        _ => token,
+    };
+    let int_len = unsigned.iter().take_while(|b| b.is_ascii_digit()).count();
+    if int_len > 0 {
+        // The token is ASCII, so it is valid UTF-8; the fallback is never taken.
+        let text = std::str::from_utf8(token).map_err(|_| ClassifyError::NoFit)?;
+        if int_len == unsigned.len() {
+            return text
+                .parse::<i64>()
+                .map(Operand::Integer)
+                .map_err(|_| ClassifyError::OutOfRange);
+        }
+        if let [b'.', frac @ ..] = &unsigned[int_len..]
+            && !frac.is_empty()
+            && frac.iter().all(u8::is_ascii_digit)
+        {
+            return match text.parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(Operand::Float(x)),
+                _ => Err(ClassifyError::OutOfRange),
+            };
+        }
+    }
+
+    if token.len() <= MAX_IDENTIFIER_LEN
+        && !token.is_empty()
+        && token
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return Ok(Operand::Identifier(ascii_string(token)));
+    }
+
+    if let Ok(text) = std::str::from_utf8(token)
+        && is_move_syntax(text)
+    {
+        return Ok(Operand::Move(text.to_owned()));
+    }
+
+    Err(ClassifyError::NoFit)
+}
+
+/// Whether `token` matches `pattern`, where `d` stands for any ASCII digit and
+/// every other pattern byte stands for itself. Both have the same length.
+fn shape(token: &[u8], pattern: &[u8]) -> bool {
+    token.len() == pattern.len()
+        && token.iter().zip(pattern).all(|(&t, &p)| {
+            if p == b'd' {
+                t.is_ascii_digit()
+            } else {
+                t == p
+            }
+        })
+}
+
+/// The value of a run of at most four ASCII digits.
+fn digits(ds: &[u8]) -> u16 {
+    ds.iter()
+        .fold(0u16, |acc, &d| acc * 10 + u16::from(d - b'0'))
+}
+
+/// Copies ASCII bytes into a `String`.
+pub(crate) fn ascii_string(bytes: &[u8]) -> String {
+    // The reader only hands over printable ASCII, which is valid UTF-8; the lossy
+    // conversion keeps this free of panics even if that ever changed.
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> Result<Operand, ClassifyError> {
+        classify(s.as_bytes())
+    }
+
+    #[test]
+    fn clock_reads_and_writes() {
+        let clock = Clock::from_secs(86_400 + 2 * 3_600 + 3 * 60 + 4).unwrap();
+        assert_eq!(c("001:02:03:04"), Ok(Operand::Clock(clock)));
+        assert_eq!(clock.to_string(), "001:02:03:04");
+        assert_eq!(c("000:00:00:00"), Ok(Operand::Clock(Clock::ZERO)));
+        assert_eq!(c("999:23:59:59"), Ok(Operand::Clock(Clock::MAX)));
+        assert_eq!(Clock::MAX.to_string(), "999:23:59:59");
+        assert_eq!(Clock::ZERO.to_string(), "000:00:00:00");
+    }
+
+    #[test]
+    fn clock_out_of_range_is_an_error() {
+        assert_eq!(c("000:24:00:00"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("000:00:60:00"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("000:00:00:60"), Err(ClassifyError::OutOfRange));
+        // Shapes that are not a clock at all fit no basetype.
+        assert_eq!(c("1000:00:00:00"), Err(ClassifyError::NoFit));
+        assert_eq!(c("00:00:00:00"), Err(ClassifyError::NoFit));
+        assert_eq!(c("000:00:00:0a"), Err(ClassifyError::NoFit));
+    }
+
+    #[test]
+    fn clock_conversions() {
+        assert_eq!(Clock::from_secs(Clock::MAX.as_secs()), Some(Clock::MAX));
+        assert_eq!(Clock::from_secs(Clock::MAX.as_secs() + 1), None);
+        assert_eq!(Clock::from_secs(u64::MAX), None);
+        assert_eq!(
+            Clock::from_duration_truncated(Duration::from_millis(1_999)).as_secs(),
+            1
+        );
+        assert_eq!(
+            Clock::from_duration_truncated(Duration::from_secs(u64::MAX)),
+            Clock::MAX
+        );
+        assert_eq!(
+            Clock::from_secs(90).unwrap().to_duration(),
+            Duration::from_secs(90)
+        );
+        assert!(Clock::ZERO < Clock::MAX);
+    }
+
+    #[test]
+    fn time_of_day_reads_and_writes() {
+        let t = TimeOfDay::new(12, 34, 56).unwrap();
+        assert_eq!(c("12:34:56"), Ok(Operand::Time(t)));
+        assert_eq!(t.to_string(), "12:34:56");
+        assert_eq!(
+            c("00:00:00"),
+            Ok(Operand::Time(TimeOfDay::new(0, 0, 0).unwrap()))
+        );
+        assert_eq!(
+            c("23:59:59"),
+            Ok(Operand::Time(TimeOfDay::new(23, 59, 59).unwrap()))
+        );
+        assert_eq!(c("24:00:00"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("00:60:00"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("00:00:60"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("1:00:00"), Err(ClassifyError::NoFit));
+        assert_eq!(TimeOfDay::new(24, 0, 0), None);
+    }
+
+    #[test]
+    fn date_reads_and_writes() {
+        let d = Date::new(1995, 10, 31).unwrap();
+        assert_eq!(c("1995.10.31"), Ok(Operand::Date(d)));
+        assert_eq!(d.to_string(), "1995.10.31");
+        assert_eq!(Date::new(1, 1, 1).unwrap().to_string(), "0001.01.01");
+        assert_eq!(
+            c("9999.12.31"),
+            Ok(Operand::Date(Date::new(9999, 12, 31).unwrap()))
+        );
+        assert_eq!(c("0000.01.01"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("1995.13.01"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("1995.00.01"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("1995.01.00"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("1995.01.32"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("95.01.01"), Err(ClassifyError::NoFit));
+        assert_eq!(Date::new(10_000, 1, 1), None);
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(c("0"), Ok(Operand::Integer(0)));
+        assert_eq!(c("-32767"), Ok(Operand::Integer(-32767)));
+        assert_eq!(c("+5"), Ok(Operand::Integer(5)));
+        assert_eq!(Operand::Integer(5).to_string(), "5");
+        assert_eq!(c("007"), Ok(Operand::Integer(7)));
+        assert_eq!(c("2147483647"), Ok(Operand::Integer(2_147_483_647)));
+        assert_eq!(c("-2147483648"), Ok(Operand::Integer(-2_147_483_648)));
+        assert_eq!(c("9223372036854775807"), Ok(Operand::Integer(i64::MAX)));
+        assert_eq!(c("-9223372036854775808"), Ok(Operand::Integer(i64::MIN)));
+        assert_eq!(c("9223372036854775808"), Err(ClassifyError::OutOfRange));
+        assert_eq!(c("-"), Err(ClassifyError::NoFit));
+        assert_eq!(c("+"), Err(ClassifyError::NoFit));
+        assert_eq!(c("--1"), Err(ClassifyError::NoFit));
+        assert_eq!(c("1-"), Err(ClassifyError::NoFit));
+    }
+
+    #[test]
+    fn floats() {
+        assert_eq!(c("2.5"), Ok(Operand::Float(2.5)));
+        assert_eq!(c("-0.5"), Ok(Operand::Float(-0.5)));
+        assert_eq!(c("+1.25"), Ok(Operand::Float(1.25)));
+        assert_eq!(c("2.0"), Ok(Operand::Float(2.0)));
+        assert_eq!(c("1."), Err(ClassifyError::NoFit));
+        assert_eq!(c(".5"), Err(ClassifyError::NoFit));
+        // No scientific notation: `1e5` is made of identifier characters.
+        assert_eq!(c("1e5"), Ok(Operand::Identifier("1e5".into())));
+        assert_eq!(c("1.5e5"), Err(ClassifyError::NoFit));
+        assert_eq!(c("1.2.3"), Err(ClassifyError::NoFit));
+        let huge = format!("{}.0", "9".repeat(400));
+        assert_eq!(c(&huge), Err(ClassifyError::OutOfRange));
+        assert_eq!(Operand::Float(2.0).to_string(), "2.0");
+        assert_eq!(Operand::Float(-0.5).to_string(), "-0.5");
+        assert_eq!(Operand::Float(-0.0).to_string(), "-0.0");
+        assert_eq!(Operand::Float(1e21).to_string(), "1000000000000000000000.0");
+        assert_eq!(Operand::Float(1e-7).to_string(), "0.0000001");
+        assert_eq!(Operand::float(f64::NAN), None);
+        assert_eq!(Operand::float(f64::INFINITY), None);
+        assert_eq!(Operand::float(0.25), Some(Operand::Float(0.25)));
+        for x in [0.1, 1.0 / 3.0, 1e300, 5e-324, -123.456] {
+            let text = Operand::Float(x).to_string();
+            assert_eq!(c(&text), Ok(Operand::Float(x)), "{text}");
+        }
+    }
+
+    #[test]
+    fn identifiers_and_moves() {
+        let id = |s: &str| Ok(Operand::Identifier(s.to_owned()));
+        let mv = |s: &str| Ok(Operand::Move(s.to_owned()));
+        assert_eq!(c("respond"), id("respond"));
+        assert_eq!(c("sign_on"), id("sign_on"));
+        assert_eq!(c("e4"), id("e4"));
+        assert_eq!(c("e2e4"), id("e2e4"));
+        assert_eq!(c("_"), id("_"));
+        assert_eq!(c("abcdefghijklmno"), id("abcdefghijklmno"));
+        assert_eq!(c("abcdefghijklmnop"), Err(ClassifyError::NoFit));
+        assert_eq!(c("Nf3+"), mv("Nf3+"));
+        assert_eq!(c("O-O"), mv("O-O"));
+        assert_eq!(c("0-0-0"), mv("0-0-0"));
+        assert_eq!(c("e8=Q"), mv("e8=Q"));
+        assert_eq!(c("exd6e.p."), mv("exd6e.p."));
+        assert_eq!(c("Qxf7#"), mv("Qxf7#"));
+        assert_eq!(c("a-b"), Err(ClassifyError::NoFit));
+        assert_eq!(c("x\"y"), Err(ClassifyError::NoFit));
+        assert_eq!(c(""), Err(ClassifyError::NoFit));
+    }
+
+    #[test]
+    fn accessors() {
+        let id = Operand::Identifier("respond".into());
+        let mv = Operand::Move("O-O".into());
+        assert_eq!(id.as_identifier(), Some("respond"));
+        assert_eq!(mv.as_identifier(), None);
+        assert_eq!(id.as_move_text(), Some("respond"));
+        assert_eq!(mv.as_move_text(), Some("O-O"));
+        assert_eq!(Operand::Str("x".into()).as_str(), Some("x"));
+        assert_eq!(Operand::Str("x".into()).as_move_text(), None);
+        assert_eq!(Operand::Integer(3).as_integer(), Some(3));
+        assert_eq!(Operand::Integer(3).as_float(), Some(3.0));
+        assert_eq!(Operand::Float(0.5).as_float(), Some(0.5));
+        assert_eq!(Operand::Float(0.5).as_integer(), None);
+        assert_eq!(Operand::Clock(Clock::MAX).as_clock(), Some(Clock::MAX));
+        assert_eq!(Operand::Integer(3).as_clock(), None);
+        let d = Date::new(2000, 2, 29).unwrap();
+        assert_eq!(Operand::Date(d).as_date(), Some(d));
+        let t = TimeOfDay::new(1, 2, 3).unwrap();
+        assert_eq!(Operand::Time(t).as_time(), Some(t));
+    }
+
+    #[test]
+    fn checked_constructors() {
+        assert_eq!(
+            Operand::string("Club match; round 1"),
+            Some(Operand::Str("Club match; round 1".into()))
+        );
+        assert_eq!(Operand::string("say \"hi\""), None);
+        assert_eq!(Operand::string("tab\there"), None);
+        assert_eq!(Operand::string("x".repeat(255)).is_some(), true);
+        assert_eq!(Operand::string("x".repeat(256)), None);
+        assert_eq!(
+            Operand::unquoted("Nf3"),
+            Some(Operand::Identifier("Nf3".into()))
+        );
+        assert_eq!(
+            Operand::unquoted("Nf3+"),
+            Some(Operand::Move("Nf3+".into()))
+        );
+        assert_eq!(Operand::unquoted("12"), Some(Operand::Integer(12)));
+        assert_eq!(Operand::unquoted("a b"), None);
+        assert_eq!(Operand::unquoted("1995.13.01"), None);
+    }
+
+    #[test]
+    fn display_quotes_strings() {
+        assert_eq!(
+            Operand::Str("Random Mover".into()).to_string(),
+            "\"Random Mover\""
+        );
+        assert_eq!(Operand::Str(String::new()).to_string(), "\"\"");
+        assert_eq!(Operand::Identifier("sign_on".into()).to_string(), "sign_on");
+    }
+}

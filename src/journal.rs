@@ -1,0 +1,420 @@
+//! The journal: every input of the referee and every line it sent, one JSON object per
+//! line, written and flushed as each event happens (profile section 8).
+//!
+//! The journal holds all the referee's inputs, so [`replay`] can feed them to the same
+//! [`Referee`] and check that it sends the same lines, byte for byte, and writes the same
+//! PGN. A journal cut short by a killed referee (even in the middle of a line) is still
+//! readable up to its last whole line.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::{Input, MatchConfig, Output, Port, Referee};
+
+/// The journal format's version.
+pub const VERSION: u32 = 1;
+
+/// One journal line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "ev", rename_all = "snake_case")]
+pub enum Event {
+    /// The first line: what was played and how.
+    Session {
+        /// [`VERSION`].
+        version: u32,
+        /// The argus version that wrote it.
+        argus: String,
+        /// The wall-clock start, UTC, RFC 3339 (for people; replay ignores it).
+        started: String,
+        /// The ports' paths, A then B.
+        ports: [String; 2],
+        /// The match.
+        config: MatchConfig,
+    },
+    /// A line received; `t` in microseconds since the session started. `text` when the
+    /// bytes are UTF-8, else `hex`.
+    Rx {
+        /// Microseconds since the start.
+        t: u64,
+        /// The port.
+        port: Port,
+        /// The line, when it is UTF-8.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// The line in hexadecimal, when it is not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hex: Option<String>,
+    },
+    /// A line over the record limit was dropped by the transport.
+    Overlong {
+        /// Microseconds since the start.
+        t: u64,
+        /// The port.
+        port: Port,
+        /// Its length.
+        len: usize,
+    },
+    /// A line sent (without its terminator).
+    Tx {
+        /// The port.
+        port: Port,
+        /// The line.
+        text: String,
+    },
+    /// The oldest line sent on `port` finished draining.
+    Drained {
+        /// Microseconds since the start.
+        t: u64,
+        /// The port.
+        port: Port,
+    },
+    /// The referee's timer fired.
+    Timer {
+        /// Microseconds since the start.
+        t: u64,
+    },
+    /// A port failed or vanished.
+    Lost {
+        /// Microseconds since the start.
+        t: u64,
+        /// The port.
+        port: Port,
+        /// The system's error.
+        error: String,
+    },
+    /// A port is back.
+    Back {
+        /// Microseconds since the start.
+        t: u64,
+        /// The port.
+        port: Port,
+    },
+    /// A game ended (for people; replay checks the lines and the PGN instead).
+    GameOver {
+        /// Its number.
+        game: u32,
+        /// Its result.
+        result: String,
+        /// Its PGN Termination.
+        termination: String,
+        /// Why.
+        reason: String,
+    },
+    /// The session ended cleanly.
+    End {
+        /// Microseconds since the start.
+        t: u64,
+    },
+}
+
+/// Microseconds in `d`, the journal's time unit.
+pub fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+impl Event {
+    /// The referee input this event records, if it is one.
+    pub fn input(&self) -> Option<Input> {
+        let at = |t: u64| Duration::from_micros(t);
+        Some(match self {
+            Event::Rx { t, port, text, hex } => Input::Line {
+                port: *port,
+                at: at(*t),
+                bytes: match (text, hex) {
+                    (Some(text), _) => text.clone().into_bytes(),
+                    (None, Some(hex)) => from_hex(hex)?,
+                    (None, None) => Vec::new(),
+                },
+            },
+            Event::Drained { t, port } => Input::Drained {
+                port: *port,
+                at: at(*t),
+            },
+            Event::Timer { t } => Input::Timeout { at: at(*t) },
+            Event::Lost { t, port, .. } => Input::PortLost {
+                port: *port,
+                at: at(*t),
+            },
+            Event::Back { t, port } => Input::PortBack {
+                port: *port,
+                at: at(*t),
+            },
+            _ => return None,
+        })
+    }
+
+    /// The event that records `input`.
+    pub fn from_input(input: &Input) -> Event {
+        match input {
+            Input::Line { port, at, bytes } => {
+                let (text, hex) = match std::str::from_utf8(bytes) {
+                    Ok(s) => (Some(s.to_string()), None),
+                    Err(_) => (None, Some(to_hex(bytes))),
+                };
+                Event::Rx {
+                    t: micros(*at),
+                    port: *port,
+                    text,
+                    hex,
+                }
+            }
+            Input::Drained { port, at } => Event::Drained {
+                t: micros(*at),
+                port: *port,
+            },
+            Input::Timeout { at } => Event::Timer { t: micros(*at) },
+            Input::PortLost { port, at } => Event::Lost {
+                t: micros(*at),
+                port: *port,
+                error: String::new(),
+            },
+            Input::PortBack { port, at } => Event::Back {
+                t: micros(*at),
+                port: *port,
+            },
+        }
+    }
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 || !hex.is_ascii() {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
+        .collect()
+}
+
+/// An error of the journal.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The file could not be opened, read or written.
+    #[error("journal {path}: {source}")]
+    Io {
+        /// The journal's path.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// A line in the middle of the journal is not a journal event.
+    #[error("journal {path}, line {line}: not a journal event: {reason}")]
+    Garbled {
+        /// The journal's path.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The journal does not start with a session line.
+    #[error("journal {path}: no session line at its head")]
+    NoSession {
+        /// The journal's path.
+        path: PathBuf,
+    },
+    /// The configuration in the journal is not playable.
+    #[error("journal {path}: {source}")]
+    Config {
+        /// The journal's path.
+        path: PathBuf,
+        /// What is wrong.
+        source: crate::core::referee::ConfigError,
+    },
+}
+
+/// The journal being written.
+pub struct Journal {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl Journal {
+    /// Creates (or appends to) the journal at `path`.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`JournalError::Io`] when the file cannot be opened.
+    pub fn create(path: &Path) -> Result<Journal, JournalError> {
+        let file = File::options()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|source| JournalError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Journal {
+            path: path.to_path_buf(),
+            out: BufWriter::new(file),
+        })
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes one event and flushes it to the operating system.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`JournalError::Io`] when the write fails.
+    pub fn write(&mut self, event: &Event) -> Result<(), JournalError> {
+        let io = |source| JournalError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        serde_json::to_writer(&mut self.out, event).map_err(|e| io(io::Error::other(e)))?;
+        self.out.write_all(b"\n").map_err(io)?;
+        self.out.flush().map_err(io)
+    }
+}
+
+/// Reads every whole event of the journal at `path`, with its line number. A last line
+/// that is cut short (the referee died while writing it) is left out.
+///
+/// # Errors
+///
+/// Returns [`JournalError::Io`] when the file cannot be read and
+/// [`JournalError::Garbled`] when a line other than the last is not an event.
+pub fn read(path: &Path) -> Result<Vec<(usize, Event)>, JournalError> {
+    let io = |source| JournalError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let mut lines = Vec::new();
+    for line in BufReader::new(file).split(b'\n') {
+        lines.push(line.map_err(io)?);
+    }
+    let mut events = Vec::with_capacity(lines.len());
+    let last = lines.len();
+    for (i, line) in lines.iter().enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Event>(line) {
+            Ok(ev) => events.push((i + 1, ev)),
+            Err(e) if i + 1 == last => {
+                log::warn!(
+                    "journal {}: its last line is cut short and is left out: {e}",
+                    path.display()
+                );
+            }
+            Err(e) => {
+                return Err(JournalError::Garbled {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    reason: e.to_string(),
+                });
+            }
+        }
+    }
+    Ok(events)
+}
+
+/// Where a replay and its journal part ways.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// The journal line number, from 1.
+    pub line: usize,
+    /// What differs.
+    pub what: String,
+}
+
+/// The outcome of a replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The PGN of every game the replay finished, concatenated as the session wrote them.
+    pub pgn: String,
+    /// How many inputs were fed.
+    pub inputs: usize,
+    /// How many sent lines were checked.
+    pub lines_checked: usize,
+    /// The first divergence, if any.
+    pub divergence: Option<Divergence>,
+}
+
+/// Feeds the journal's inputs to a new [`Referee`], checking each line it sends against
+/// the journaled one.
+///
+/// # Errors
+///
+/// Returns a [`JournalError`] when the journal cannot be read or has no session line.
+pub fn replay(path: &Path) -> Result<Replay, JournalError> {
+    let events = read(path)?;
+    let Some((_, Event::Session { config, .. })) = events.first() else {
+        return Err(JournalError::NoSession {
+            path: path.to_path_buf(),
+        });
+    };
+    let mut referee = Referee::new(config.clone()).map_err(|source| JournalError::Config {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut out = Replay {
+        pgn: String::new(),
+        inputs: 0,
+        lines_checked: 0,
+        divergence: None,
+    };
+    let mut owed: std::collections::VecDeque<(Port, String)> = Default::default();
+    let mut ended = false;
+    for (line, event) in events.iter().skip(1) {
+        let diverge = |what: String| Some(Divergence { line: *line, what });
+        if let Some(input) = event.input() {
+            if let Some((port, text)) = owed.front() {
+                out.divergence = diverge(format!(
+                    "the replay sends {text:?} on port {port}, but the journal has an input here"
+                ));
+                return Ok(out);
+            }
+            referee.handle(input);
+            out.inputs += 1;
+            while let Some(output) = referee.poll_output() {
+                match output {
+                    Output::Send { port, line } => owed.push_back((port, line)),
+                    Output::GameOver(report) => out.pgn.push_str(&report.pgn),
+                    Output::Notice(_) | Output::MatchOver => {}
+                }
+            }
+        } else if let Event::Tx { port, text } = event {
+            match owed.pop_front() {
+                Some((p, t)) if p == *port && t == *text => out.lines_checked += 1,
+                Some((p, t)) => {
+                    out.divergence = diverge(format!(
+                        "the session sent {text:?} on port {port}, the replay sends {t:?} on port {p}"
+                    ));
+                    return Ok(out);
+                }
+                None => {
+                    out.divergence = diverge(format!(
+                        "the session sent {text:?} on port {port}, the replay sends nothing"
+                    ));
+                    return Ok(out);
+                }
+            }
+        } else if let Event::End { .. } = event {
+            ended = true;
+        }
+    }
+    // A session that was killed may have produced lines it never journaled.
+    if ended {
+        if let Some((port, text)) = owed.front() {
+            out.divergence = Some(Divergence {
+                line: events.last().map_or(0, |(l, _)| *l),
+                what: format!("the replay sends {text:?} on port {port} after the session ended"),
+            });
+        }
+    }
+    Ok(out)
+}

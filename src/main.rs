@@ -1,0 +1,507 @@
+//! The `argus` command line: one function per subcommand. Errors are reported here, in
+//! one line that names the culprit, and become the exit code.
+
+use std::fs;
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+
+use argus::client::{self, ClientOptions, random::RandomEngine};
+use argus::core::clock::TimeControl;
+use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee};
+use argus::epd::Record;
+use argus::journal::{self, Event, Journal};
+use argus::mediator::{self, Eol, Line, PrintWatcher, Records};
+use argus::transport::serial::{self, FlowName, ParityName, SerialSettings};
+
+#[derive(Parser)]
+#[command(
+    name = "argus",
+    version,
+    about = "An automated referee for computer chess over serial lines"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Referee a match between the players on two serial ports.
+    Serial(SerialArgs),
+    /// Play through a serial port as a client of a referee.
+    Client(ClientArgs),
+    /// Play a short demo match between two built-in clients over pty pairs.
+    Demo(DemoArgs),
+    /// Replay a journal through the referee and check it reproduces the session.
+    Replay(ReplayArgs),
+}
+
+#[derive(Args, Clone)]
+struct LineArgs {
+    /// Bits per second.
+    #[arg(long, default_value_t = 9600, value_name = "N")]
+    baud: u32,
+    /// Data bits: 5, 6, 7 or 8.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(5..=8))]
+    data_bits: u8,
+    /// Parity.
+    #[arg(long, value_enum, default_value_t = ParityName::None)]
+    parity: ParityName,
+    /// Stop bits: 1 or 2.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    stop_bits: u8,
+    /// Flow control.
+    #[arg(long, value_enum, default_value_t = FlowName::None)]
+    flow: FlowName,
+    /// The end of line to send.
+    #[arg(long, value_enum, default_value_t = Eol::Lf)]
+    eol: Eol,
+}
+
+impl LineArgs {
+    fn settings(&self) -> SerialSettings {
+        SerialSettings {
+            baud: self.baud,
+            data_bits: self.data_bits,
+            parity: self.parity,
+            stop_bits: self.stop_bits,
+            flow: self.flow,
+        }
+    }
+}
+
+#[derive(Args)]
+struct SerialArgs {
+    /// The port of player A (White in odd games).
+    port_a: String,
+    /// The port of player B (White in even games).
+    port_b: String,
+    #[command(flatten)]
+    line: LineArgs,
+    /// The time control, in PGN TimeControl syntax (`300+5`, `40/5400+30:1800+30`).
+    #[arg(long, default_value = "300+5", value_name = "TIMECONTROL")]
+    tc: TimeControl,
+    /// How many games.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// An EPD file of start positions; each is played twice, colours swapped.
+    #[arg(long, value_name = "FILE.epd")]
+    openings: Option<PathBuf>,
+    /// The PGN Event tag.
+    #[arg(long, default_value = "?")]
+    event: String,
+    /// The PGN Site tag.
+    #[arg(long, default_value = "?")]
+    site: String,
+    /// The PGN Round tag (default: the game number).
+    #[arg(long)]
+    round: Option<String>,
+    /// Player A's name (else its sign_on name, else the port).
+    #[arg(long)]
+    name_a: Option<String>,
+    /// Player B's name (else its sign_on name, else the port).
+    #[arg(long)]
+    name_b: Option<String>,
+    /// The PGN file games are appended to.
+    #[arg(long, default_value = "argus.pgn")]
+    pgn: PathBuf,
+    /// The journal (default: a dated .jsonl in the working directory).
+    #[arg(long)]
+    journal: Option<PathBuf>,
+    /// Seconds to wait after reset.
+    #[arg(long, default_value = "5", value_parser = parse_secs, value_name = "SECS")]
+    reset_delay: Duration,
+    /// Seconds to wait after conclude.
+    #[arg(long, default_value = "5", value_parser = parse_secs, value_name = "SECS")]
+    conclude_delay: Duration,
+    /// Whether repetition and fifty-move draws are automatic or must be claimed.
+    #[arg(long, value_enum, default_value_t = DrawRuleArg::Auto)]
+    draw_rule: DrawRuleArg,
+    /// What an illegal move costs.
+    #[arg(long, value_enum, default_value_t = IllegalArg::Loss)]
+    illegal: IllegalArg,
+    /// Run without a supervisor (the only mode until the console exists).
+    #[arg(long)]
+    unattended: bool,
+}
+
+#[derive(Copy, Clone, clap::ValueEnum)]
+enum DrawRuleArg {
+    Auto,
+    Claim,
+}
+
+#[derive(Copy, Clone, clap::ValueEnum)]
+enum IllegalArg {
+    Loss,
+    Fault,
+}
+
+#[derive(Args)]
+struct ClientArgs {
+    /// The serial port to the referee.
+    port: String,
+    #[command(flatten)]
+    line: LineArgs,
+    /// The player: `random`.
+    #[arg(long, default_value = "random")]
+    engine: String,
+    /// The random mover's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The name to sign on with.
+    #[arg(long)]
+    name: Option<String>,
+    /// Milliseconds the random mover waits before each move.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    think_ms: u64,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// The PGN file to write.
+    #[arg(long, default_value = "argus-demo.pgn")]
+    pgn: PathBuf,
+    /// How many games.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// The journal to replay.
+    journal: PathBuf,
+    /// Where to write the PGN the replay reproduces (default: standard output).
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+}
+
+fn parse_secs(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("{text:?} is not a number of seconds >= 0"));
+    }
+    Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+                || matches!(
+                    e.kind(),
+                    ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                )
+            {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // One line that names the culprit.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("{first}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Serial(args) => serial_cmd(args),
+        Command::Client(args) => client_cmd(args),
+        Command::Demo(args) => demo_cmd(args),
+        Command::Replay(args) => replay_cmd(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn today() -> (String, String) {
+    let now = time::OffsetDateTime::now_utc();
+    let date = format!(
+        "{:04}.{:02}.{:02}",
+        now.year(),
+        u8::from(now.month()),
+        now.day()
+    );
+    let stamp = format!(
+        "{:04}{:02}{:02}-{:02}{:02}{:02}",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    );
+    (date, stamp)
+}
+
+fn rfc3339_now() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Reads an openings file: one EPD record per line; blank lines and lines starting with
+/// `#` are skipped. Returns the positions as FEN.
+fn read_openings(path: &Path) -> Result<Vec<String>> {
+    let text = fs::read(path).with_context(|| format!("openings file {}", path.display()))?;
+    let mut fens = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let trimmed = line.trim_ascii();
+        if trimmed.is_empty() || trimmed.starts_with(b"#") {
+            continue;
+        }
+        let where_ = || format!("openings file {}, line {}", path.display(), i + 1);
+        let rec = Record::from_ascii(trimmed).with_context(where_)?;
+        let setup = rec.setup();
+        let pos: shakmaty::Chess = setup
+            .clone()
+            .position(shakmaty::CastlingMode::Standard)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .with_context(where_)?;
+        let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
+        fens.push(fen.to_string());
+    }
+    if fens.is_empty() {
+        bail!("openings file {}: no positions in it", path.display());
+    }
+    Ok(fens)
+}
+
+fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
+    if !args.unattended {
+        log::info!("no supervisor console yet: running unattended");
+    }
+    let settings = args.line.settings();
+    let openings = match &args.openings {
+        Some(path) => read_openings(path)?,
+        None => Vec::new(),
+    };
+    let (date, stamp) = today();
+    let config = MatchConfig {
+        event: args.event,
+        site: args.site,
+        date,
+        round: args.round,
+        names: [args.name_a, args.name_b],
+        port_labels: [args.port_a.clone(), args.port_b.clone()],
+        time_control: args.tc,
+        games: args.games,
+        openings,
+        reset_delay: args.reset_delay,
+        conclude_delay: args.conclude_delay,
+        draw_rule: match args.draw_rule {
+            DrawRuleArg::Auto => DrawRule::Auto,
+            DrawRuleArg::Claim => DrawRule::Claim,
+        },
+        illegal: match args.illegal {
+            IllegalArg::Loss => IllegalRule::Loss,
+            IllegalArg::Fault => IllegalRule::Fault,
+        },
+    };
+    let referee = Referee::new(config.clone())?;
+    let mut lines = Vec::with_capacity(2);
+    for path in [&args.port_a, &args.port_b] {
+        let duplex =
+            serial::open(path, &settings).with_context(|| format!("cannot open port {path}"))?;
+        let (path2, settings2) = (path.clone(), settings.clone());
+        lines.push(Line {
+            label: path.clone(),
+            duplex,
+            reopen: Some(Box::new(move || serial::open(&path2, &settings2))),
+        });
+    }
+    let journal_path = args
+        .journal
+        .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl")));
+    let mut journal = Journal::create(&journal_path)?;
+    journal.write(&Event::Session {
+        version: journal::VERSION,
+        argus: env!("CARGO_PKG_VERSION").to_string(),
+        started: rfc3339_now(),
+        ports: [args.port_a.clone(), args.port_b.clone()],
+        config,
+    })?;
+    let mut records = Records {
+        journal,
+        pgn: args.pgn.clone(),
+    };
+    let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two ports"))?;
+    println!(
+        "argus: refereeing {} vs {} at {settings}; PGN {}, journal {}",
+        args.port_a,
+        args.port_b,
+        args.pgn.display(),
+        journal_path.display()
+    );
+    let games = mediator::run(
+        referee,
+        lines,
+        args.line.eol,
+        &mut records,
+        &mut PrintWatcher,
+    )?;
+    println!("argus: match over, {} game(s)", games.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
+    let mut engine = match args.engine.as_str() {
+        "random" => RandomEngine::new(args.seed, Duration::from_millis(args.think_ms)),
+        other => bail!("unknown engine {other:?} (this version has: random)"),
+    };
+    let duplex = serial::open(&args.port, &args.line.settings())
+        .with_context(|| format!("cannot open port {}", args.port))?;
+    let opts = ClientOptions {
+        name: args.name,
+        address: args.port.clone(),
+        eol: args.line.eol,
+    };
+    let summary = client::run(duplex, &mut engine, &opts)?;
+    log::info!(
+        "disconnected after {} game(s), {} move(s)",
+        summary.games,
+        summary.moves
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(unix)]
+fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
+    use argus::transport::pty;
+    let journal_path = args.pgn.with_extension("jsonl");
+    for path in [&args.pgn, &journal_path] {
+        match fs::remove_file(path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot replace {}", path.display())),
+        }
+    }
+    let (date, _) = today();
+    let config = MatchConfig {
+        event: "argus demo".into(),
+        site: "pty pairs".into(),
+        date,
+        round: None,
+        names: [None, None],
+        port_labels: ["pty-a".into(), "pty-b".into()],
+        time_control: "120+1".parse()?,
+        games: args.games,
+        openings: Vec::new(),
+        reset_delay: Duration::from_millis(300),
+        conclude_delay: Duration::from_millis(300),
+        draw_rule: DrawRule::Auto,
+        illegal: IllegalRule::Loss,
+    };
+    let referee = Referee::new(config.clone())?;
+    let mut lines = Vec::new();
+    let mut clients = Vec::new();
+    for (i, name) in ["Random A", "Random B"].into_iter().enumerate() {
+        let (master, slave) = pty::pair().context("cannot allocate a pty pair")?;
+        let address = slave.path.clone().unwrap_or_else(|| format!("pty-{i}"));
+        let opts = ClientOptions {
+            name: Some(name.to_string()),
+            address,
+            eol: Eol::Lf,
+        };
+        let duplex = slave.duplex;
+        clients.push(
+            std::thread::Builder::new()
+                .name(format!("argus-demo-client-{i}"))
+                .spawn(move || {
+                    let mut engine = RandomEngine::new(i as u64 + 1, Duration::from_millis(15));
+                    client::run(duplex, &mut engine, &opts)
+                })?,
+        );
+        lines.push(Line {
+            label: format!("pty-{i}"),
+            duplex: master.duplex,
+            reopen: None,
+        });
+    }
+    let mut journal = Journal::create(&journal_path)?;
+    journal.write(&Event::Session {
+        version: journal::VERSION,
+        argus: env!("CARGO_PKG_VERSION").to_string(),
+        started: rfc3339_now(),
+        ports: ["pty-a".into(), "pty-b".into()],
+        config,
+    })?;
+    let mut records = Records {
+        journal,
+        pgn: args.pgn.clone(),
+    };
+    let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two lines"))?;
+    println!(
+        "argus demo: two random movers over pty pairs, {} game(s) at 120+1",
+        args.games
+    );
+    let games = mediator::run(referee, lines, Eol::Lf, &mut records, &mut PrintWatcher)?;
+    for client in clients {
+        match client.join() {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => log::warn!("demo client: {e}"),
+            Err(_) => log::warn!("a demo client panicked"),
+        }
+    }
+    println!();
+    for g in &games {
+        println!(
+            "game {}: {} - {}  {}  ({})",
+            g.number, g.white, g.black, g.result, g.reason
+        );
+    }
+    println!(
+        "PGN: {}   journal: {}   (try: argus replay {})",
+        args.pgn.display(),
+        journal_path.display(),
+        journal_path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(unix))]
+fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
+    bail!(
+        "the demo needs pseudo-terminals, which this system does not have; use `argus serial` with two ports"
+    )
+}
+
+fn replay_cmd(args: ReplayArgs) -> Result<ExitCode> {
+    let replay = journal::replay(&args.journal)?;
+    match &args.pgn {
+        Some(path) => {
+            fs::write(path, &replay.pgn).with_context(|| format!("pgn file {}", path.display()))?
+        }
+        None => print!("{}", replay.pgn),
+    }
+    if let Some(d) = replay.divergence {
+        eprintln!(
+            "error: journal {}, line {}: replay diverges: {}",
+            args.journal.display(),
+            d.line,
+            d.what
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    if args.pgn.is_some() || !io::stdout().is_terminal() {
+        eprintln!(
+            "replay: {} inputs, {} lines sent checked, no divergence",
+            replay.inputs, replay.lines_checked
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,123 @@
+//! Splitting a byte stream into lines, as profile section 1 says: LF, CR and CR LF all
+//! end a line; a line longer than the record limit is dropped whole, up to its
+//! terminator; empty lines are ignored.
+//!
+//! The splitter keeps partial text across reads (a read that times out in the middle
+//! of a line loses nothing) and knows nothing of chess or of EPD beyond the length limit.
+
+use crate::epd::MAX_RECORD_LEN;
+
+/// What the splitter found in the bytes it was fed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece {
+    /// A complete line, without its terminator; never empty.
+    Line(Vec<u8>),
+    /// A line over the limit was dropped; `len` is how long it was.
+    Overlong {
+        /// Its length in bytes, without the terminator.
+        len: usize,
+    },
+}
+
+/// An incremental line splitter.
+#[derive(Debug, Default)]
+pub struct LineSplitter {
+    buf: Vec<u8>,
+    overlong: Option<usize>,
+    after_cr: bool,
+}
+
+impl LineSplitter {
+    /// A splitter with nothing buffered.
+    pub fn new() -> LineSplitter {
+        LineSplitter::default()
+    }
+
+    /// Feeds `bytes`, calling `emit` for each line or overlong line they complete.
+    pub fn feed(&mut self, bytes: &[u8], mut emit: impl FnMut(Piece)) {
+        for &b in bytes {
+            if self.after_cr {
+                self.after_cr = false;
+                if b == b'\n' {
+                    continue;
+                }
+            }
+            match b {
+                b'\n' | b'\r' => {
+                    self.after_cr = b == b'\r';
+                    if let Some(len) = self.overlong.take() {
+                        emit(Piece::Overlong { len });
+                    } else if !self.buf.is_empty() {
+                        emit(Piece::Line(std::mem::take(&mut self.buf)));
+                    }
+                }
+                _ => {
+                    if let Some(len) = &mut self.overlong {
+                        *len += 1;
+                    } else if self.buf.len() == MAX_RECORD_LEN {
+                        self.overlong = Some(self.buf.len() + 1);
+                        self.buf.clear();
+                    } else {
+                        self.buf.push(b);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether part of a line is waiting for its terminator.
+    pub fn has_partial(&self) -> bool {
+        !self.buf.is_empty() || self.overlong.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(chunks: &[&[u8]]) -> Vec<Piece> {
+        let mut s = LineSplitter::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            s.feed(c, |p| out.push(p));
+        }
+        out
+    }
+
+    #[test]
+    fn all_terminators_end_lines() {
+        let out = split(&[b"a\nb\rc\r\nd\n\n\r\n"]);
+        let lines: Vec<Piece> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|s| Piece::Line(s.as_bytes().to_vec()))
+            .collect();
+        assert_eq!(out, lines);
+    }
+
+    #[test]
+    fn cr_lf_split_across_reads_is_one_terminator() {
+        let out = split(&[b"abc\r", b"\ndef\n"]);
+        assert_eq!(
+            out,
+            vec![Piece::Line(b"abc".to_vec()), Piece::Line(b"def".to_vec())]
+        );
+    }
+
+    #[test]
+    fn partial_lines_survive_across_reads() {
+        let out = split(&[b"ab", b"c", b"d\n"]);
+        assert_eq!(out, vec![Piece::Line(b"abcd".to_vec())]);
+    }
+
+    #[test]
+    fn limit_is_4095_bytes() {
+        let ok = vec![b'x'; MAX_RECORD_LEN];
+        let long = vec![b'y'; 5000];
+        let out = split(&[&ok, b"\n", &long, b"\nz\n"]);
+        assert_eq!(out[0], Piece::Line(ok));
+        assert_eq!(out[1], Piece::Overlong { len: 5000 });
+        assert_eq!(out[2], Piece::Line(b"z".to_vec()));
+        let out = split(&[&vec![b'x'; MAX_RECORD_LEN + 1], b"\n"]);
+        assert_eq!(out, vec![Piece::Overlong { len: 4096 }]);
+    }
+}

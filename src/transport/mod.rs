@@ -1,0 +1,306 @@
+//! Transports: bytes in and out of a line, turned into timestamped lines and drain
+//! notices. Nothing here knows chess; a port is only a label.
+//!
+//! Each line (a serial port, a pty, later a TCP socket) gets two named threads: a reader
+//! that stamps every line with the instant its terminator was read, before anything
+//! else can delay it, and a writer that writes each line, drains it (serialport's
+//! `flush()` is `tcdrain`) and reports the instant the drain completed. Both report to
+//! one channel that the mediator selects on. When a line fails, the reader reopens it by
+//! path until it is back, and the writer delivers what it still owes.
+
+pub mod lines;
+#[cfg(unix)]
+pub mod pty;
+pub mod serial;
+
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::core::Port;
+use lines::{LineSplitter, Piece};
+
+/// Both halves of an open line.
+pub struct Duplex {
+    /// Reads return `TimedOut` or `WouldBlock` when idle; that is not a failure.
+    pub reader: Box<dyn Read + Send>,
+    /// `flush()` returns once everything written has left.
+    pub writer: Box<dyn Write + Send>,
+}
+
+/// Opens a line again after it failed.
+pub type Opener = Box<dyn FnMut() -> io::Result<Duplex> + Send>;
+
+/// What happened on a line.
+#[derive(Debug)]
+pub enum LinkEvent {
+    /// A line arrived; `at` is when its terminator was read.
+    Line {
+        /// When.
+        at: Instant,
+        /// The line without terminator.
+        bytes: Vec<u8>,
+    },
+    /// A line over the record limit was dropped.
+    Overlong {
+        /// When its terminator arrived.
+        at: Instant,
+        /// Its length.
+        len: usize,
+    },
+    /// The oldest line not yet drained has left.
+    Drained {
+        /// When the drain completed.
+        at: Instant,
+    },
+    /// The line failed.
+    Lost {
+        /// When.
+        at: Instant,
+        /// Why.
+        error: String,
+    },
+    /// The line was reopened.
+    Back {
+        /// When.
+        at: Instant,
+    },
+}
+
+/// A [`LinkEvent`] with the port it happened on.
+#[derive(Debug)]
+pub struct PortEvent {
+    /// The port.
+    pub port: Port,
+    /// What happened.
+    pub event: LinkEvent,
+}
+
+/// How long a reader waits in one read before it looks at the stop flag again.
+pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
+/// How long a failed line waits between attempts to reopen it.
+pub const REOPEN_INTERVAL: Duration = Duration::from_millis(500);
+
+/// A running line: its reader and writer threads.
+pub struct Link {
+    lines: Option<Sender<Vec<u8>>>,
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+fn is_idle(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+    )
+}
+
+/// Writes all of `buf`, treating a write that times out as "not yet" rather than as a
+/// failure, then drains.
+fn write_and_drain(w: &mut dyn Write, mut buf: &[u8], stop: &AtomicBool) -> io::Result<()> {
+    while !buf.is_empty() {
+        match w.write(buf) {
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "line closed")),
+            Ok(n) => buf = &buf[n..],
+            Err(e) if is_idle(&e) && !stop.load(Ordering::Relaxed) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    loop {
+        match w.flush() {
+            Ok(()) => return Ok(()),
+            Err(e) if is_idle(&e) && !stop.load(Ordering::Relaxed) => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+impl Link {
+    /// Starts the threads of `port`'s line. `name` names the threads
+    /// (`argus-{name}-rx`, `argus-{name}-tx`); `eol` ends every line written;
+    /// `reopen`, when given, is tried every [`REOPEN_INTERVAL`] after a failure.
+    ///
+    /// # Errors
+    ///
+    /// Returns an error when a thread cannot be spawned.
+    pub fn spawn(
+        port: Port,
+        name: &str,
+        duplex: Duplex,
+        reopen: Option<Opener>,
+        eol: &'static [u8],
+        events: Sender<PortEvent>,
+    ) -> io::Result<Link> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let down = Arc::new(AtomicBool::new(false));
+        let (line_tx, line_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let (writer_tx, writer_rx) = crossbeam_channel::unbounded::<Box<dyn Write + Send>>();
+        let Duplex { reader, writer } = duplex;
+
+        let rx = {
+            let (stop, down, events) = (stop.clone(), down.clone(), events.clone());
+            thread::Builder::new()
+                .name(format!("argus-{name}-rx"))
+                .spawn(move || reader_loop(port, reader, reopen, writer_tx, events, &stop, &down))?
+        };
+        let tx = {
+            let stop = stop.clone();
+            thread::Builder::new()
+                .name(format!("argus-{name}-tx"))
+                .spawn(move || {
+                    writer_loop(port, writer, line_rx, writer_rx, eol, events, &stop, &down)
+                })?
+        };
+        Ok(Link {
+            lines: Some(line_tx),
+            stop,
+            threads: vec![rx, tx],
+        })
+    }
+
+    /// Queues `line` (without terminator) for writing.
+    pub fn send(&self, line: &str) {
+        if let Some(lines) = &self.lines {
+            let _ = lines.send(line.as_bytes().to_vec());
+        }
+    }
+
+    /// Stops both threads once the writer has delivered what it was given (or the line
+    /// is down) and waits for them.
+    pub fn shutdown(mut self) {
+        self.lines = None;
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn report(events: &Sender<PortEvent>, port: Port, event: LinkEvent) {
+    let _ = events.send(PortEvent { port, event });
+}
+
+fn mark_down(down: &AtomicBool, events: &Sender<PortEvent>, port: Port, error: &io::Error) {
+    if !down.swap(true, Ordering::SeqCst) {
+        log::warn!("port {port}: line lost: {error}");
+        report(
+            events,
+            port,
+            LinkEvent::Lost {
+                at: Instant::now(),
+                error: error.to_string(),
+            },
+        );
+    }
+}
+
+fn reader_loop(
+    port: Port,
+    mut reader: Box<dyn Read + Send>,
+    mut reopen: Option<Opener>,
+    writers: Sender<Box<dyn Write + Send>>,
+    events: Sender<PortEvent>,
+    stop: &AtomicBool,
+    down: &AtomicBool,
+) {
+    let mut splitter = LineSplitter::new();
+    let mut buf = vec![0u8; 4096];
+    while !stop.load(Ordering::Relaxed) {
+        let failure = if down.load(Ordering::SeqCst) {
+            Some(io::Error::other("the writer failed"))
+        } else {
+            match reader.read(&mut buf) {
+                Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
+                Ok(n) => {
+                    let at = Instant::now();
+                    splitter.feed(&buf[..n], |piece| {
+                        let event = match piece {
+                            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+                            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+                        };
+                        report(&events, port, event);
+                    });
+                    None
+                }
+                Err(e) if is_idle(&e) => None,
+                Err(e) => Some(e),
+            }
+        };
+        let Some(error) = failure else { continue };
+        mark_down(down, &events, port, &error);
+        let Some(open) = reopen.as_mut() else {
+            // Nothing to reopen: the line stays down.
+            while !stop.load(Ordering::Relaxed) {
+                thread::sleep(READ_TIMEOUT);
+            }
+            return;
+        };
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            thread::sleep(REOPEN_INTERVAL);
+            match open() {
+                Ok(duplex) => {
+                    reader = duplex.reader;
+                    splitter = LineSplitter::new();
+                    let _ = writers.send(duplex.writer);
+                    down.store(false, Ordering::SeqCst);
+                    log::info!("port {port}: line back");
+                    report(&events, port, LinkEvent::Back { at: Instant::now() });
+                    break;
+                }
+                Err(e) => log::debug!("port {port}: reopen failed: {e}"),
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn writer_loop(
+    port: Port,
+    writer: Box<dyn Write + Send>,
+    lines: Receiver<Vec<u8>>,
+    writers: Receiver<Box<dyn Write + Send>>,
+    eol: &'static [u8],
+    events: Sender<PortEvent>,
+    stop: &AtomicBool,
+    down: &AtomicBool,
+) {
+    let mut writer = Some(writer);
+    for mut line in lines {
+        line.extend_from_slice(eol);
+        loop {
+            // A newer writer (after a reopen) replaces the current one.
+            while let Ok(w) = writers.try_recv() {
+                writer = Some(w);
+            }
+            let Some(w) = writer.as_mut() else {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                if let Ok(w) = writers.recv_timeout(READ_TIMEOUT) {
+                    writer = Some(w);
+                }
+                continue;
+            };
+            match write_and_drain(w.as_mut(), &line, stop) {
+                Ok(()) => {
+                    report(&events, port, LinkEvent::Drained { at: Instant::now() });
+                    break;
+                }
+                Err(e) => {
+                    mark_down(down, &events, port, &e);
+                    writer = None;
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Serial ports through the `serialport` crate: settings, opening by path, and the
+//! reader that keeps the last line when the other end hangs up.
+//!
+//! Portable: on Windows a port is `COM3`; the Unix-only workaround for hang-ups is
+//! behind `cfg(unix)`.
+
+use std::fmt;
+use std::io::{self, Read};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serialport::{DataBits, FlowControl, Parity, StopBits};
+
+use super::{Duplex, READ_TIMEOUT};
+
+/// The settings of a serial line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SerialSettings {
+    /// Bits per second.
+    pub baud: u32,
+    /// 5, 6, 7 or 8.
+    pub data_bits: u8,
+    /// `none`, `odd` or `even`.
+    pub parity: ParityName,
+    /// 1 or 2.
+    pub stop_bits: u8,
+    /// `none`, `hardware` or `software`.
+    pub flow: FlowName,
+}
+
+impl Default for SerialSettings {
+    fn default() -> SerialSettings {
+        SerialSettings {
+            baud: 9600,
+            data_bits: 8,
+            parity: ParityName::None,
+            stop_bits: 1,
+            flow: FlowName::None,
+        }
+    }
+}
+
+impl fmt::Display for SerialSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = match self.parity {
+            ParityName::None => 'N',
+            ParityName::Odd => 'O',
+            ParityName::Even => 'E',
+        };
+        write!(
+            f,
+            "{} {}{}{} flow {}",
+            self.baud, self.data_bits, p, self.stop_bits, self.flow
+        )
+    }
+}
+
+/// Parity, by name.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ParityName {
+    /// No parity bit.
+    None,
+    /// Odd parity.
+    Odd,
+    /// Even parity.
+    Even,
+}
+
+/// Flow control, by name.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowName {
+    /// None.
+    None,
+    /// RTS/CTS.
+    Hardware,
+    /// XON/XOFF.
+    Software,
+}
+
+impl fmt::Display for FlowName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FlowName::None => "none",
+            FlowName::Hardware => "hardware",
+            FlowName::Software => "software",
+        })
+    }
+}
+
+impl FromStr for FlowName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FlowName, String> {
+        <FlowName as clap::ValueEnum>::from_str(s, true)
+    }
+}
+
+impl SerialSettings {
+    fn builder(&self, path: &str) -> io::Result<serialport::SerialPortBuilder> {
+        let data_bits = match self.data_bits {
+            5 => DataBits::Five,
+            6 => DataBits::Six,
+            7 => DataBits::Seven,
+            8 => DataBits::Eight,
+            n => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{n} data bits (5 to 8)"),
+                ));
+            }
+        };
+        let stop_bits = match self.stop_bits {
+            1 => StopBits::One,
+            2 => StopBits::Two,
+            n => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{n} stop bits (1 or 2)"),
+                ));
+            }
+        };
+        let parity = match self.parity {
+            ParityName::None => Parity::None,
+            ParityName::Odd => Parity::Odd,
+            ParityName::Even => Parity::Even,
+        };
+        let flow = match self.flow {
+            FlowName::None => FlowControl::None,
+            FlowName::Hardware => FlowControl::Hardware,
+            FlowName::Software => FlowControl::Software,
+        };
+        Ok(serialport::new(path, self.baud)
+            .data_bits(data_bits)
+            .stop_bits(stop_bits)
+            .parity(parity)
+            .flow_control(flow)
+            .timeout(READ_TIMEOUT))
+    }
+}
+
+/// Opens the serial port at `path` (`/dev/ttyUSB0`, `/dev/pts/3`, `COM3`) with `settings`.
+///
+/// # Errors
+///
+/// Returns the system's error when the port cannot be opened or configured.
+pub fn open(path: &str, settings: &SerialSettings) -> io::Result<Duplex> {
+    let builder = settings.builder(path)?;
+    #[cfg(unix)]
+    {
+        let port = builder.open_native().map_err(io::Error::from)?;
+        let writer = port.try_clone_native().map_err(io::Error::from)?;
+        Ok(Duplex {
+            reader: Box::new(HangupReader(port)),
+            writer: Box::new(writer),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let port = builder.open().map_err(io::Error::from)?;
+        let writer = port.try_clone().map_err(io::Error::from)?;
+        Ok(Duplex {
+            reader: Box::new(port),
+            writer: Box::new(writer),
+        })
+    }
+}
+
+/// A reader for a Unix tty that keeps the bytes still buffered when the other end hangs
+/// up. serialport polls before it reads and reports `BrokenPipe` on `POLLHUP` even
+/// while input is waiting, which would lose the last line a client sent before it
+/// closed; this reads those bytes directly.
+#[cfg(unix)]
+pub struct HangupReader(pub serialport::TTYPort);
+
+#[cfg(unix)]
+impl Read for HangupReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.0.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                match read_nonblocking(std::os::fd::AsRawFd::as_raw_fd(&self.0), buf) {
+                    Ok(n) if n > 0 => Ok(n),
+                    _ => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// One `read(2)` of `fd` that never blocks.
+#[cfg(unix)]
+fn read_nonblocking(fd: std::os::fd::RawFd, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: `fd` is open for the lifetime of the call (it belongs to the port we
+    // borrow), `buf` is valid for `buf.len()` bytes, and the flags are restored.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+        let err = io::Error::last_os_error();
+        libc::fcntl(fd, libc::F_SETFL, flags);
+        if n < 0 { Err(err) } else { Ok(n as usize) }
+    }
+}
