@@ -33,7 +33,7 @@ pub enum Event {
         /// The ports' paths, A then B.
         ports: [String; 2],
         /// The match.
-        config: MatchConfig,
+        config: Box<MatchConfig>,
     },
     /// A line received; `t` in microseconds since the session started. `text` when the
     /// bytes are UTF-8, else `hex`.
@@ -185,7 +185,7 @@ fn to_hex(bytes: &[u8]) -> String {
 }
 
 fn from_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 || !hex.is_ascii() {
+    if !hex.len().is_multiple_of(2) || !hex.is_ascii() {
         return None;
     }
     (0..hex.len())
@@ -357,10 +357,11 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
             path: path.to_path_buf(),
         });
     };
-    let mut referee = Referee::new(config.clone()).map_err(|source| JournalError::Config {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let mut referee =
+        Referee::new(config.as_ref().clone()).map_err(|source| JournalError::Config {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let mut out = Replay {
         pgn: String::new(),
         inputs: 0,
@@ -408,13 +409,11 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
         }
     }
     // A session that was killed may have produced lines it never journaled.
-    if ended {
-        if let Some((port, text)) = owed.front() {
-            out.divergence = Some(Divergence {
-                line: events.last().map_or(0, |(l, _)| *l),
-                what: format!("the replay sends {text:?} on port {port} after the session ended"),
-            });
-        }
+    if ended && let Some((port, text)) = owed.front() {
+        out.divergence = Some(Divergence {
+            line: events.last().map_or(0, |(l, _)| *l),
+            what: format!("the replay sends {text:?} on port {port} after the session ended"),
+        });
     }
     Ok(out)
 }

@@ -333,7 +333,7 @@ fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
         argus: env!("CARGO_PKG_VERSION").to_string(),
         started: rfc3339_now(),
         ports: [args.port_a.clone(), args.port_b.clone()],
-        config,
+        config: Box::new(config),
     })?;
     let mut records = Records {
         journal,
@@ -438,7 +438,7 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         argus: env!("CARGO_PKG_VERSION").to_string(),
         started: rfc3339_now(),
         ports: ["pty-a".into(), "pty-b".into()],
-        config,
+        config: Box::new(config),
     })?;
     let mut records = Records {
         journal,

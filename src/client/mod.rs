@@ -285,10 +285,10 @@ pub fn run(
                 Some("inform") => {
                     if let Some(ops) = rec.operands("ptp") {
                         for pair in ops.chunks(2) {
-                            if let [tag, value] = pair {
-                                if tag.as_identifier() == Some("TimeControl") {
-                                    state.time_control = value.as_str().map(str::to_string);
-                                }
+                            if let [tag, value] = pair
+                                && tag.as_identifier() == Some("TimeControl")
+                            {
+                                state.time_control = value.as_str().map(str::to_string);
                             }
                         }
                     }

@@ -248,10 +248,8 @@ impl Game {
         if pos.halfmoves() >= 150 {
             return draw("Draw by the seventy-five-move rule");
         }
-        if auto_draws {
-            if let Some(reason) = self.claimable_draw() {
-                return draw(reason);
-            }
+        if auto_draws && let Some(reason) = self.claimable_draw() {
+            return draw(reason);
         }
         None
     }

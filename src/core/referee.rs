@@ -503,10 +503,11 @@ impl Referee {
                 // A lost line stops nobody's clock: if the respond to the side to move
                 // could not drain, its clock starts now.
                 let now = self.now;
-                if let Some(cur) = self.playing_mut() {
-                    if cur.to_move_port() == port && cur.clock_started.is_none() {
-                        cur.clock_started = Some(at.max(now));
-                    }
+                if let Some(cur) = self.playing_mut()
+                    && cur.to_move_port() == port
+                    && cur.clock_started.is_none()
+                {
+                    cur.clock_started = Some(at.max(now));
                 }
             }
             Input::PortBack { port, .. } => self.notice(Notice::PortBack { port }),
@@ -694,7 +695,11 @@ impl Referee {
         let index = self.started;
         self.started += 1;
         let number = index + 1;
-        let white = if index % 2 == 0 { Port::A } else { Port::B };
+        let white = if index.is_multiple_of(2) {
+            Port::A
+        } else {
+            Port::B
+        };
         let start = if self.openings.is_empty() {
             Chess::default()
         } else {
@@ -806,10 +811,11 @@ impl Referee {
         match tx {
             Tx::Other => {}
             Tx::Respond => {
-                if let Some(cur) = self.playing_mut() {
-                    if cur.to_move_port() == port && cur.clock_started.is_none() {
-                        cur.clock_started = Some(at);
-                    }
+                if let Some(cur) = self.playing_mut()
+                    && cur.to_move_port() == port
+                    && cur.clock_started.is_none()
+                {
+                    cur.clock_started = Some(at);
                 }
             }
             Tx::Reset | Tx::Conclude | Tx::Disconnect => {
@@ -828,12 +834,12 @@ impl Referee {
                     drained,
                     until,
                 } = &mut self.phase
+                    && *kind == want
+                    && drained[port.index()].is_none()
                 {
-                    if *kind == want && drained[port.index()].is_none() {
-                        drained[port.index()] = Some(at);
-                        if let [Some(a), Some(b)] = *drained {
-                            *until = Some(a.max(b) + delay);
-                        }
+                    drained[port.index()] = Some(at);
+                    if let [Some(a), Some(b)] = *drained {
+                        *until = Some(a.max(b) + delay);
                     }
                 }
                 // A zero delay ends the wait now.
@@ -1051,11 +1057,12 @@ impl Referee {
             let finish = game.automatic_end(false).expect("mate or stalemate");
             return self.finish(finish);
         }
-        if claim && draw_rule == DrawRule::Claim {
-            if let Some(reason) = game.claimable_draw() {
-                let reason = format!("{reason}, claimed by {}", color_name(color));
-                return self.finish(Finish::new(GameResult::Draw, Termination::Normal, reason));
-            }
+        if claim
+            && draw_rule == DrawRule::Claim
+            && let Some(reason) = game.claimable_draw()
+        {
+            let reason = format!("{reason}, claimed by {}", color_name(color));
+            return self.finish(Finish::new(GameResult::Draw, Termination::Normal, reason));
         }
         if let Some(finish) = game.automatic_end(draw_rule == DrawRule::Auto) {
             return self.finish(finish);

@@ -410,7 +410,10 @@ fn digits(ds: &[u8]) -> u16 {
 pub(crate) fn ascii_string(bytes: &[u8]) -> String {
     // The reader only hands over printable ASCII, which is valid UTF-8; the lossy
     // conversion keeps this free of panics even if that ever changed.
-    String::from_utf8_lossy(bytes).into_owned()
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -600,7 +603,7 @@ mod tests {
         );
         assert_eq!(Operand::string("say \"hi\""), None);
         assert_eq!(Operand::string("tab\there"), None);
-        assert_eq!(Operand::string("x".repeat(255)).is_some(), true);
+        assert!(Operand::string("x".repeat(255)).is_some());
         assert_eq!(Operand::string("x".repeat(256)), None);
         assert_eq!(
             Operand::unquoted("Nf3"),

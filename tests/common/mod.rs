@@ -1,0 +1,359 @@
+//! Helpers for the integration tests: a pty pair per player, scripted protocol clients
+//! that talk through the masters, and the real `argus` binary on the slaves.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use argus::epd::Record;
+use argus::transport::lines::{LineSplitter, Piece};
+use serialport::{SerialPort, TTYPort};
+use shakmaty::fen::Epd;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+
+/// The standard start position as EPD data fields.
+pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+/// One scripted player: the master end of a pty pair whose slave the referee opened.
+pub struct Peer {
+    pub master: TTYPort,
+    /// Held open so that the master never sees a hang-up before the referee opens it.
+    pub slave: TTYPort,
+    pub path: String,
+    splitter: LineSplitter,
+    queue: std::collections::VecDeque<(Instant, String)>,
+    /// Every line received, in order.
+    pub log: Vec<String>,
+    pub eol: &'static str,
+}
+
+impl Peer {
+    pub fn new() -> Peer {
+        let (mut master, slave) = TTYPort::pair().expect("a pty pair");
+        master.set_timeout(Duration::from_millis(20)).unwrap();
+        let path = slave.name().expect("the slave has a path");
+        Peer {
+            master,
+            slave,
+            path,
+            splitter: LineSplitter::new(),
+            queue: Default::default(),
+            log: Vec::new(),
+            eol: "\n",
+        }
+    }
+
+    /// Sends raw bytes.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.master.write_all(bytes).expect("write to the pty");
+        self.master.flush().unwrap();
+    }
+
+    /// Sends one line with this peer's end of line.
+    pub fn send(&mut self, line: &str) {
+        let eol = self.eol;
+        self.send_raw(format!("{line}{eol}").as_bytes());
+    }
+
+    fn fill(&mut self, deadline: Instant) -> bool {
+        let mut buf = [0u8; 4096];
+        while self.queue.is_empty() {
+            if Instant::now() > deadline {
+                return false;
+            }
+            match self.master.read(&mut buf) {
+                Ok(n) => {
+                    let at = Instant::now();
+                    let queue = &mut self.queue;
+                    self.splitter.feed(&buf[..n], |p| {
+                        if let Piece::Line(l) = p {
+                            queue.push_back((at, String::from_utf8(l).expect("ascii from argus")));
+                        }
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => panic!("reading {}: {e}", self.path),
+            }
+        }
+        true
+    }
+
+    /// The next line from the referee, with the instant it arrived.
+    pub fn next_line(&mut self, timeout: Duration) -> Option<(Instant, String)> {
+        if !self.fill(Instant::now() + timeout) {
+            return None;
+        }
+        let (at, line) = self.queue.pop_front()?;
+        self.log.push(line.clone());
+        Some((at, line))
+    }
+
+    /// Puts `rec` back, to be read again next.
+    pub fn unread(&mut self, rec: &Record) {
+        self.log.pop();
+        self.queue.push_front((Instant::now(), rec.to_string()));
+    }
+
+    /// The next record, parsed.
+    pub fn next(&mut self, timeout: Duration) -> Option<Record> {
+        let (_, line) = self.next_line(timeout)?;
+        Some(
+            Record::from_ascii(line.as_bytes())
+                .unwrap_or_else(|e| panic!("argus sent {line:?}: {e}")),
+        )
+    }
+
+    /// The next record, which must carry `refcom`.
+    pub fn expect(&mut self, refcom: &str) -> Record {
+        let rec = self.next(Duration::from_secs(10)).unwrap_or_else(|| {
+            panic!("{}: no {refcom} within 10 s; got {:?}", self.path, self.log)
+        });
+        assert_eq!(
+            rec.refcom(),
+            Some(refcom),
+            "{}: expected {refcom}, got {rec}",
+            self.path
+        );
+        rec
+    }
+
+    /// Like [`Peer::expect`], also returning when the line arrived.
+    pub fn expect_at(&mut self, refcom: &str) -> (Instant, Record) {
+        let (at, line) = self
+            .next_line(Duration::from_secs(10))
+            .unwrap_or_else(|| panic!("{}: no {refcom} within 10 s", self.path));
+        let rec = Record::from_ascii(line.as_bytes()).unwrap();
+        assert_eq!(rec.refcom(), Some(refcom), "expected {refcom}, got {rec}");
+        (at, rec)
+    }
+
+    /// Asserts that nothing arrives for `wait`.
+    pub fn expect_silence(&mut self, wait: Duration) {
+        if let Some((_, line)) = self.next_line(wait) {
+            panic!("{}: expected silence, got {line}", self.path);
+        }
+    }
+
+    pub fn sign_on(&mut self, name: &str) {
+        self.send(&format!(
+            "{START} refreq sign_on; tcsi \"{}\" \"{name}\";",
+            self.path
+        ));
+    }
+}
+
+/// The position a `respond` asks to be played from: its position with its `sm` applied.
+pub fn position_after(respond: &Record) -> Chess {
+    let mut pos: Chess = respond
+        .setup()
+        .position(CastlingMode::Standard)
+        .expect("a legal position from argus");
+    if let Some(sm) = respond.operands("sm").and_then(|o| o.first()) {
+        let m = argus::epd::resolve_move(&pos, sm.as_move_text().unwrap()).unwrap();
+        pos.play_unchecked(m);
+    }
+    pos
+}
+
+/// The EPD data fields of `pos`.
+pub fn epd(pos: &Chess) -> String {
+    Epd::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// A reply to `respond` with `ops` (e.g. `"sm e4;"`).
+pub fn reply(respond: &Record, ops: &str) -> String {
+    format!("{} refreq reply; {ops}", epd(&position_after(respond)))
+}
+
+/// The referee under test.
+pub struct Referee {
+    pub child: Child,
+    pub dir: tempfile::TempDir,
+    pub pgn: PathBuf,
+    pub journal: PathBuf,
+}
+
+impl Referee {
+    /// Starts `argus serial` on the two peers' slaves with zero delays and `extra`
+    /// arguments.
+    pub fn start(a: &Peer, b: &Peer, extra: &[&str]) -> Referee {
+        let dir = tempfile::tempdir().unwrap();
+        let pgn = dir.path().join("games.pgn");
+        let journal = dir.path().join("session.jsonl");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_argus"));
+        cmd.arg("serial")
+            .arg(&a.path)
+            .arg(&b.path)
+            .args(["--reset-delay", "0", "--conclude-delay", "0"])
+            .arg("--pgn")
+            .arg(&pgn)
+            .arg("--journal")
+            .arg(&journal)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let child = cmd.spawn().expect("argus runs");
+        Referee {
+            child,
+            dir,
+            pgn,
+            journal,
+        }
+    }
+
+    /// Waits for the referee to exit and returns its status code.
+    pub fn wait(&mut self, timeout: Duration) -> i32 {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let mut err = String::new();
+                let _ = self.child.stderr.take().unwrap().read_to_string(&mut err);
+                panic!("argus did not exit within {timeout:?}; stderr: {err}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// The PGN file's text.
+    pub fn pgn_text(&self) -> String {
+        std::fs::read_to_string(&self.pgn).unwrap_or_default()
+    }
+
+    pub fn stdout(&mut self) -> String {
+        let mut out = String::new();
+        let _ = self.child.stdout.take().unwrap().read_to_string(&mut out);
+        out
+    }
+}
+
+impl Drop for Referee {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A PGN tag's value.
+pub fn tag(pgn: &str, name: &str) -> Option<String> {
+    let prefix = format!("[{name} \"");
+    pgn.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|rest| rest.trim_end_matches("\"]").to_string())
+}
+
+/// A match of two scripted peers through a running referee.
+pub struct Match {
+    pub a: Peer,
+    pub b: Peer,
+    pub referee: Referee,
+}
+
+impl Match {
+    /// Starts the referee, signs both peers on, and consumes reset and inform on both.
+    /// Returns the match with White's first respond.
+    pub fn start(extra: &[&str]) -> (Match, Record) {
+        Match::start_on(extra, true)
+    }
+
+    /// Like [`Match::start`]; the first respond goes to White (A) when `white_first`,
+    /// else to Black (B).
+    pub fn start_on(extra: &[&str], white_first: bool) -> (Match, Record) {
+        let mut a = Peer::new();
+        let mut b = Peer::new();
+        let referee = Referee::start(&a, &b, extra);
+        a.sign_on("Alpha");
+        b.sign_on("Beta");
+        let mut m = Match { a, b, referee };
+        m.a.expect("reset");
+        m.b.expect("reset");
+        m.a.expect("inform");
+        m.b.expect("inform");
+        let respond = m.side(white_first).expect("respond");
+        (m, respond)
+    }
+
+    /// The peer of a colour in game 1 (A is White).
+    pub fn side(&mut self, white: bool) -> &mut Peer {
+        if white { &mut self.a } else { &mut self.b }
+    }
+
+    /// Plays `moves` (SAN) alternately from `respond`, White first when `respond` went to
+    /// A. Returns the last respond received (to the side to move after the moves), or
+    /// `None` if the game ended.
+    pub fn play(&mut self, mut respond: Record, mut white: bool, moves: &[&str]) -> Option<Record> {
+        for (i, mv) in moves.iter().enumerate() {
+            let line = reply(&respond, &format!("sm {mv};"));
+            self.side(white).send(&line);
+            white = !white;
+            let next = self
+                .side(white)
+                .next(Duration::from_secs(10))
+                .expect("an answer");
+            if next.refcom() != Some("respond") {
+                assert_eq!(i + 1, moves.len(), "the game ended early with {next}");
+                self.side(white).unread(&next);
+                return None;
+            }
+            respond = next;
+        }
+        Some(respond)
+    }
+
+    /// Reads the end of game on both sides (inform with Result, conclude), then the
+    /// disconnect, waits for exit, and returns the PGN.
+    pub fn finish(&mut self, expect_result: &str) -> String {
+        for peer in [&mut self.a, &mut self.b] {
+            let mut rec = peer.expect_any(&["inform", "fault"]);
+            while rec.refcom() == Some("fault") {
+                rec = peer.expect_any(&["inform"]);
+            }
+            let result = result_of(&rec);
+            assert_eq!(result.as_deref(), Some(expect_result), "inform: {rec}");
+            peer.expect("conclude");
+            peer.expect("disconnect");
+        }
+        assert_eq!(self.referee.wait(Duration::from_secs(10)), 0);
+        self.referee.pgn_text()
+    }
+}
+
+impl Peer {
+    /// The next record, whose refcom must be one of `refcoms`; responds left over from
+    /// the game are skipped.
+    pub fn expect_any(&mut self, refcoms: &[&str]) -> Record {
+        loop {
+            let rec = self.next(Duration::from_secs(10)).unwrap_or_else(|| {
+                panic!("{}: nothing within 10 s; got {:?}", self.path, self.log)
+            });
+            let refcom = rec.refcom().unwrap_or_default().to_string();
+            if refcoms.contains(&refcom.as_str()) {
+                return rec;
+            }
+            assert_eq!(refcom, "respond", "unexpected {rec}");
+        }
+    }
+}
+
+/// The Result tag carried by an inform's `ptp`.
+pub fn result_of(inform: &Record) -> Option<String> {
+    let ops = inform.operands("ptp")?;
+    ops.chunks(2).find_map(|pair| {
+        (pair[0].as_identifier() == Some("Result")).then(|| pair[1].as_str().unwrap().to_string())
+    })
+}
+
+/// Writes an openings file with `lines` in a temporary directory.
+pub fn openings(dir: &Path, lines: &[&str]) -> PathBuf {
+    let path = dir.join("openings.epd");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    path
+}

@@ -1,0 +1,324 @@
+//! The serial referee from outside: noise, line endings, clocks, colours, sign-on, the
+//! command line, and replay of the journal. Every test runs the real binary over pty
+//! pairs.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+#[test]
+fn noise_before_valid_replies_changes_nothing() {
+    let (mut m, respond) = Match::start(&[]);
+    m.a.send_raw(&[0xff, 0xfe, 0x80, 0x01, 0x02, b'\n']);
+    m.a.send_raw(&[b'x'; 5000]);
+    m.a.send_raw(b"\n");
+    m.a.send_raw(b"rnbqkbnr\0/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - refreq reply; sm e4;\n");
+    m.a.send("this is not an EPD record");
+    m.a.send("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - refreq reply; sm \"e4;");
+    m.a.send("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - sm e4;");
+    m.a.send("");
+    m.a.send("   ");
+    m.a.expect_silence(Duration::from_millis(300));
+    m.b.expect_silence(Duration::ZERO);
+    assert!(m.play(respond, true, &["f3", "e5", "g4", "Qh4#"]).is_none());
+    let pgn = m.finish("0-1");
+    assert_eq!(tag(&pgn, "Termination").as_deref(), Some("normal"));
+    let journal = std::fs::read_to_string(&m.referee.journal).unwrap();
+    assert!(
+        journal.contains(r#""ev":"overlong""#),
+        "the long line is journaled"
+    );
+    assert!(
+        journal.contains(r#""hex":"fffe800102""#),
+        "binary garbage kept exactly"
+    );
+}
+
+#[test]
+fn crlf_clients_work_and_crlf_is_sent_on_request() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    a.eol = "\r\n";
+    b.eol = "\r\n";
+    let referee = Referee::start(&a, &b, &["--eol", "crlf"]);
+    a.sign_on("Alpha");
+    b.sign_on("Beta");
+    let mut m = Match { a, b, referee };
+    for peer in [&mut m.a, &mut m.b] {
+        peer.expect("reset");
+        peer.expect("inform");
+    }
+    let respond = m.a.expect("respond");
+    assert!(m.play(respond, true, &["f3", "e5", "g4", "Qh4#"]).is_none());
+    m.finish("0-1");
+    // The line splitter treats CR LF as one terminator, so no empty lines appear; check
+    // the raw bytes of one line instead.
+    let journal = std::fs::read_to_string(&m.referee.journal).unwrap();
+    assert!(journal.contains("refcom disconnect"));
+}
+
+#[test]
+fn a_reply_from_the_side_not_on_move_is_ignored() {
+    let (mut m, respond) = Match::start(&[]);
+    // Black answers White's respond as if it were its own.
+    m.b.send(&reply(&respond, "sm e4;"));
+    m.a.expect_silence(Duration::from_millis(300));
+    m.b.expect_silence(Duration::ZERO);
+    assert!(m.play(respond, true, &["f3", "e5", "g4", "Qh4#"]).is_none());
+    let pgn = m.finish("0-1");
+    assert!(pgn.starts_with("[Event"), "{pgn}");
+}
+
+#[test]
+fn a_think_of_1_3_seconds_is_charged_1_3_seconds() {
+    let (mut m, respond) = Match::start(&["--tc", "60"]);
+    // The clock starts when the respond has drained; the client's think is measured from
+    // the moment the respond arrived, which is no earlier.
+    let arrived = Instant::now();
+    std::thread::sleep(Duration::from_millis(1300));
+    let line = reply(&respond, "sm e4;");
+    let think = arrived.elapsed();
+    m.a.send(&line);
+    let respond = m.b.expect("respond");
+    let cc = respond.operands("cc").unwrap();
+    assert_eq!(cc[0].to_string(), "000:00:00:01");
+    assert_eq!(cc[1].to_string(), "000:00:00:00");
+    m.b.send(&reply(&respond, "resign;"));
+    let pgn = m.finish("1-0");
+    let emt = pgn
+        .split("[%emt ")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .unwrap()
+        .to_string();
+    // "0:00:01.3xx"
+    let secs: f64 = emt.rsplit(':').next().unwrap().parse().unwrap();
+    let charged = Duration::from_secs_f64(secs);
+    let diff = charged.abs_diff(think);
+    assert!(
+        diff < Duration::from_millis(15),
+        "charged {charged:?}, thought {think:?}"
+    );
+}
+
+#[test]
+fn colours_alternate_over_two_games() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    let referee = Referee::start(&a, &b, &["--games", "2"]);
+    a.sign_on("Alpha");
+    b.sign_on("Beta");
+    let mut m = Match { a, b, referee };
+    for (game, a_white) in [(1, true), (2, false)] {
+        m.a.expect("reset");
+        m.b.expect("reset");
+        let inform = m.a.expect("inform");
+        m.b.expect("inform");
+        let tags = inform.operands("ptp").unwrap();
+        let white = tags
+            .chunks(2)
+            .find(|p| p[0].as_identifier() == Some("White"))
+            .unwrap()[1]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(white, if a_white { "Alpha" } else { "Beta" }, "game {game}");
+        let white_peer = if a_white { &mut m.a } else { &mut m.b };
+        let respond = white_peer.expect("respond");
+        white_peer.send(&reply(&respond, "resign;"));
+        for peer in [&mut m.a, &mut m.b] {
+            let inform = peer.expect("inform");
+            assert_eq!(result_of(&inform).as_deref(), Some("0-1"));
+            peer.expect("conclude");
+        }
+    }
+    m.a.expect("disconnect");
+    m.b.expect("disconnect");
+    assert_eq!(m.referee.wait(Duration::from_secs(10)), 0);
+    let pgn = m.referee.pgn_text();
+    assert_eq!(pgn.matches("[Event ").count(), 2);
+    assert!(pgn.contains("[White \"Alpha\"]\n[Black \"Beta\"]"));
+    assert!(pgn.contains("[White \"Beta\"]\n[Black \"Alpha\"]"));
+}
+
+#[test]
+fn a_repeated_sign_on_before_the_first_game_is_harmless() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    let referee = Referee::start(&a, &b, &[]);
+    a.sign_on("Alpha");
+    a.sign_on("Alpha");
+    a.expect_silence(Duration::from_millis(300));
+    b.sign_on("Beta");
+    let mut m = Match { a, b, referee };
+    m.a.expect("reset");
+    m.b.expect("reset");
+    m.a.expect("inform");
+    m.b.expect("inform");
+    let respond = m.a.expect("respond");
+    m.a.expect_silence(Duration::from_millis(200));
+    assert!(m.play(respond, true, &["f3", "e5", "g4", "Qh4#"]).is_none());
+    m.finish("0-1");
+}
+
+#[test]
+fn names_come_from_options_then_sign_on_then_the_port() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    let referee = Referee::start(&a, &b, &["--name-a", "Organiser's Pick"]);
+    a.sign_on("Alpha");
+    b.send(&format!("{START} refreq sign_on;"));
+    let b_path = b.path.clone();
+    let mut m = Match { a, b, referee };
+    m.a.expect("reset");
+    m.b.expect("reset");
+    m.a.expect("inform");
+    m.b.expect("inform");
+    let respond = m.a.expect("respond");
+    m.a.send(&reply(&respond, "resign;"));
+    let pgn = m.finish("0-1");
+    assert_eq!(tag(&pgn, "White").as_deref(), Some("Organiser's Pick"));
+    assert_eq!(tag(&pgn, "Black"), Some(b_path));
+}
+
+#[test]
+fn replay_reproduces_the_pgn_byte_for_byte_and_a_tampered_journal_fails() {
+    let (mut m, respond) = Match::start(&["--tc", "30+1"]);
+    let respond = m
+        .play(respond, true, &["e4", "e5", "Nf3", "Nc6", "Bb5"])
+        .unwrap();
+    m.b.send("garbage that is noise");
+    m.b.send(&reply(&respond, "draw_offer; sm a6;"));
+    let respond = m.a.expect("respond");
+    m.a.send(&reply(&respond, "sm Ba4;"));
+    let respond = m.b.expect("respond");
+    m.b.send(&reply(&respond, "resign;"));
+    let pgn = m.finish("1-0");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("replayed.pgn");
+    let status = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("replay")
+        .arg(&m.referee.journal)
+        .arg("--pgn")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), pgn);
+
+    // Change one received move: the replay must name the divergence and fail.
+    let journal = std::fs::read_to_string(&m.referee.journal).unwrap();
+    let tampered = journal.replacen("sm Ba4;", "sm Bc4;", 1);
+    assert_ne!(tampered, journal);
+    let bad = dir.path().join("tampered.jsonl");
+    std::fs::write(&bad, tampered).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("replay")
+        .arg(&bad)
+        .arg("--pgn")
+        .arg(dir.path().join("other.pgn"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("diverges"), "{err}");
+}
+
+#[test]
+fn bad_arguments_and_missing_ports_are_one_line_errors() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["serial", "/dev/argus-no-such-port", "/dev/argus-nor-this"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/dev/argus-no-such-port"), "{err}");
+    let (code, err) = run(&["serial", "a", "b", "--parity", "sideways"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--parity"), "{err}");
+    let (code, err) = run(&["serial", "a", "b", "--tc", "40/"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("40/"), "{err}");
+    let (code, err) = run(&[
+        "serial",
+        "a",
+        "b",
+        "--openings",
+        "/nonexistent/openings.epd",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("/nonexistent/openings.epd"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn the_built_in_client_plays_a_whole_match_through_the_referee() {
+    // Both the referee and the clients open pty slaves by path; the test joins each
+    // client's master to the referee's master, as a null-modem cable would.
+    let bridge = |p: &mut Peer, q: &mut Peer| {
+        let mut buf = [0u8; 4096];
+        use std::io::{Read, Write};
+        let mut moved = false;
+        if let Ok(n) = p.master.read(&mut buf)
+            && n > 0
+        {
+            q.master.write_all(&buf[..n]).unwrap();
+            moved = true;
+        }
+        moved
+    };
+    let mut ref_a = Peer::new();
+    let mut ref_b = Peer::new();
+    let mut cli_a = Peer::new();
+    let mut cli_b = Peer::new();
+    for p in [&mut ref_a, &mut ref_b, &mut cli_a, &mut cli_b] {
+        use serialport::SerialPort;
+        p.master.set_timeout(Duration::from_millis(1)).unwrap();
+    }
+    let mut referee = Referee::start(&ref_a, &ref_b, &["--games", "2", "--tc", "60+1"]);
+    let client = |peer: &Peer, seed: &str| {
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args(["client", &peer.path, "--engine", "random", "--seed", seed])
+            .spawn()
+            .unwrap()
+    };
+    let mut ca = client(&cli_a, "7");
+    let mut cb = client(&cli_b, "8");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while referee.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the match did not finish");
+        let mut moved = bridge(&mut cli_a, &mut ref_a);
+        moved |= bridge(&mut ref_a, &mut cli_a);
+        moved |= bridge(&mut cli_b, &mut ref_b);
+        moved |= bridge(&mut ref_b, &mut cli_b);
+        if !moved {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    // Deliver the disconnects.
+    for _ in 0..50 {
+        bridge(&mut ref_a, &mut cli_a);
+        bridge(&mut ref_b, &mut cli_b);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(referee.wait(Duration::from_secs(5)), 0);
+    assert!(ca.wait().unwrap().success());
+    assert!(cb.wait().unwrap().success());
+    let pgn = referee.pgn_text();
+    assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
+    assert_eq!(tag(&pgn, "White").as_deref(), Some("argus random mover"));
+}
