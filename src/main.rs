@@ -32,7 +32,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Referee a match between the players on two serial ports.
-    Serial(SerialArgs),
+    Serial(Box<SerialArgs>),
     /// Play through a serial port as a client of a referee.
     Client(ClientArgs),
     /// Play a short demo match between two built-in clients over pty pairs.
@@ -214,7 +214,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Serial(args) => serial_cmd(args),
+        Command::Serial(args) => serial_cmd(*args),
         Command::Client(args) => client_cmd(args),
         Command::Demo(args) => demo_cmd(args),
         Command::Replay(args) => replay_cmd(args),
