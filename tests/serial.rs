@@ -321,4 +321,5 @@ fn the_built_in_client_plays_a_whole_match_through_the_referee() {
     let pgn = referee.pgn_text();
     assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
     assert_eq!(tag(&pgn, "White").as_deref(), Some("argus random mover"));
+    check_pgn_with_pgn_reader(&pgn, 2);
 }

@@ -221,7 +221,7 @@ impl Record {
                 byte: line[offset],
             });
         }
-        Reader { bytes: line, at: 0 }.record()
+        Reader::new(line).record()
     }
 
     /// Returns the operation with `opcode`, if any.
@@ -370,58 +370,70 @@ fn is_allowed_byte(b: u8) -> bool {
     (0x20..=0x7e).contains(&b) || b == b'\t'
 }
 
-fn is_blank(b: u8) -> bool {
-    b == b' ' || b == b'\t'
-}
-
 /// A cursor over a line that has passed the length and byte checks.
+///
+/// After those checks the only bytes at or below 0x20 are the blanks, space and
+/// TAB, so a single comparison tells a blank from any other byte.
 struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    /// The whole line, for offsets.
+    line: &'a [u8],
+    /// The part not read yet.
+    rest: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
+    fn new(line: &'a [u8]) -> Reader<'a> {
+        Reader { line, rest: line }
+    }
+
+    /// The offset of the cursor in the line.
+    fn offset(&self) -> usize {
+        self.line.len() - self.rest.len()
+    }
+
     fn skip_blanks(&mut self) {
-        while self.bytes.get(self.at).copied().is_some_and(is_blank) {
-            self.at += 1;
-        }
+        let n = self.rest.iter().take_while(|&&b| b <= b' ').count();
+        self.rest = self.rest.get(n..).unwrap_or_default();
     }
 
     /// Takes the bytes up to the next blank, or also up to the next `;` when
     /// `stop_at_semicolon` is set.
     fn token(&mut self, stop_at_semicolon: bool) -> &'a [u8] {
-        let start = self.at;
-        while let Some(&b) = self.bytes.get(self.at) {
-            if is_blank(b) || (stop_at_semicolon && b == b';') {
-                break;
-            }
-            self.at += 1;
-        }
-        &self.bytes[start..self.at]
+        let n = self
+            .rest
+            .iter()
+            .take_while(|&&b| b > b' ' && !(stop_at_semicolon && b == b';'))
+            .count();
+        let (token, rest) = self.rest.split_at_checked(n).unwrap_or((self.rest, &[]));
+        self.rest = rest;
+        token
     }
 
     fn record(mut self) -> Result<Record, EpdError> {
         self.skip_blanks();
-        if self.at == self.bytes.len() {
+        if self.rest.is_empty() {
             return Err(EpdError::Empty);
         }
         let mut fields: [&[u8]; 4] = [&[]; 4];
         for (found, field) in fields.iter_mut().enumerate() {
             self.skip_blanks();
-            if self.at == self.bytes.len() {
+            if self.rest.is_empty() {
                 return Err(EpdError::MissingFields { found });
             }
             *field = self.token(false);
         }
         let position = parse_position(&fields)?;
 
-        let mut operations: Vec<Operation> = Vec::with_capacity(8);
+        // Every operation ends with `;`, so this is enough room (more when
+        // strings hold semicolons) and the vector is allocated once.
+        let semicolons = self.rest.iter().filter(|&&b| b == b';').count();
+        let mut operations: Vec<Operation> = Vec::with_capacity(semicolons);
         loop {
             self.skip_blanks();
-            if self.at == self.bytes.len() {
+            if self.rest.is_empty() {
                 break;
             }
-            let offset = self.at;
+            let offset = self.offset();
             let opcode = self.token(true);
             if !is_opcode_bytes(opcode) {
                 return Err(EpdError::BadOpcode { offset });
@@ -446,14 +458,14 @@ impl<'a> Reader<'a> {
         let mut operands = Vec::new();
         loop {
             self.skip_blanks();
-            match self.bytes.get(self.at) {
+            match self.rest.first() {
                 None => {
                     return Err(EpdError::Unterminated {
                         opcode: opcode.to_owned(),
                     });
                 }
                 Some(b';') => {
-                    self.at += 1;
+                    self.rest = &self.rest[1..];
                     return Ok(operands);
                 }
                 Some(b'"') => operands.push(self.string(opcode)?),
@@ -481,32 +493,34 @@ impl<'a> Reader<'a> {
 
     /// Reads a string operand; the cursor is on its opening quote.
     fn string(&mut self, opcode: &str) -> Result<Operand, EpdError> {
-        let offset = self.at;
-        let data_start = offset + 1;
-        let rest = self.bytes.get(data_start..).unwrap_or_default();
+        let offset = self.offset();
+        let quoted = self.rest;
+        let rest = quoted.get(1..).unwrap_or_default();
         let Some(len) = rest.iter().position(|&b| b == b'"') else {
             return Err(EpdError::UnterminatedString { offset });
         };
-        let data = &rest[..len];
+        let (data, after) = rest.split_at_checked(len).unwrap_or((rest, &[]));
         if len > MAX_STRING_LEN {
             return Err(EpdError::StringTooLong { offset, len });
         }
         if let Some(tab) = data.iter().position(|&b| b == b'\t') {
             return Err(EpdError::BadByte {
-                offset: data_start + tab,
+                offset: offset + 1 + tab,
                 byte: b'\t',
             });
         }
-        self.at = data_start + len + 1;
-        match self.bytes.get(self.at) {
+        // Step over the closing quote.
+        self.rest = after.get(1..).unwrap_or_default();
+        match self.rest.first() {
             None | Some(b' ' | b'\t' | b';') => Ok(Operand::Str(ascii_string(data))),
             Some(_) => {
                 // Something is glued to the closing quote, as in `"a"b`; report
                 // the whole run as one operand.
                 self.token(true);
+                let end = quoted.len() - self.rest.len();
                 Err(EpdError::BadOperand {
                     opcode: opcode.to_owned(),
-                    token: ascii_string(&self.bytes[offset..self.at]),
+                    token: ascii_string(quoted.get(..end).unwrap_or(quoted)),
                 })
             }
         }

@@ -357,3 +357,53 @@ pub fn openings(dir: &Path, lines: &[&str]) -> PathBuf {
     std::fs::write(&path, lines.join("\n")).unwrap();
     path
 }
+
+/// Reads `pgn` with pgn-reader (an outside PGN reader) and replays every game's moves
+/// with shakmaty from its FEN or the standard start: every move must be legal and each
+/// game must carry a result. Checks there are `games` games.
+pub fn check_pgn_with_pgn_reader(pgn: &str, games: usize) {
+    use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
+    use std::ops::ControlFlow;
+
+    struct Check {
+        games: usize,
+    }
+    impl Visitor for Check {
+        type Tags = Option<Chess>;
+        type Movetext = Chess;
+        type Output = ();
+        fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+            ControlFlow::Continue(None)
+        }
+        fn tag(
+            &mut self,
+            tags: &mut Self::Tags,
+            name: &[u8],
+            value: RawTag<'_>,
+        ) -> ControlFlow<Self::Output> {
+            if name == b"FEN" {
+                let fen: shakmaty::fen::Fen = value.decode_utf8().unwrap().parse().unwrap();
+                *tags = Some(fen.into_position(CastlingMode::Standard).unwrap());
+            }
+            ControlFlow::Continue(())
+        }
+        fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+            ControlFlow::Continue(tags.unwrap_or_default())
+        }
+        fn san(&mut self, pos: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
+            let m = san.san.to_move(pos).expect("a legal move in the PGN");
+            pos.play_unchecked(m);
+            ControlFlow::Continue(())
+        }
+        fn begin_variation(&mut self, _: &mut Self::Movetext) -> ControlFlow<Self::Output, Skip> {
+            ControlFlow::Continue(Skip(true))
+        }
+        fn end_game(&mut self, _: Self::Movetext) -> Self::Output {
+            self.games += 1;
+        }
+    }
+    let mut reader = Reader::new(std::io::Cursor::new(pgn.as_bytes()));
+    let mut check = Check { games: 0 };
+    while reader.read_game(&mut check).expect("readable PGN").is_some() {}
+    assert_eq!(check.games, games);
+}
