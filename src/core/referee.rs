@@ -495,7 +495,7 @@ impl Referee {
         let at = input.at();
         self.advance(at);
         match input {
-            Input::Line { port, bytes, .. } => self.on_line(port, &bytes),
+            Input::Line { port, at, bytes } => self.on_line(port, at, &bytes),
             Input::Drained { port, at } => self.on_drained(port, at),
             Input::Timeout { .. } => {}
             Input::PortLost { port, at } => {
@@ -848,7 +848,7 @@ impl Referee {
         }
     }
 
-    fn on_line(&mut self, port: Port, bytes: &[u8]) {
+    fn on_line(&mut self, port: Port, at: Duration, bytes: &[u8]) {
         let rec = match Record::from_ascii(bytes) {
             Ok(rec) => rec,
             Err(e) => {
@@ -865,7 +865,7 @@ impl Referee {
                 let reason = text_operand(&rec, "c0").unwrap_or_else(|| "no reason given".into());
                 self.notice(Notice::ClientFault { port, reason });
             }
-            Some("reply") => self.on_reply(port, &rec),
+            Some("reply") => self.on_reply(port, at, &rec),
             Some(other) => {
                 let reason = format!("unknown refreq {other:?}");
                 self.notice(Notice::Noise { port, reason });
@@ -975,8 +975,10 @@ impl Referee {
         ));
     }
 
-    fn on_reply(&mut self, port: Port, rec: &Record) {
-        let now = self.now;
+    /// A reply that arrived at `at`. The mover is charged from its clock's start to
+    /// `at` (the reply's own stamp, which an input from the other port handled first
+    /// cannot push later), and never less than nothing.
+    fn on_reply(&mut self, port: Port, at: Duration, rec: &Record) {
         let draw_rule = self.cfg.draw_rule;
         let Some(cur) = self.playing_mut() else {
             return self.notice(Notice::Noise {
@@ -1031,7 +1033,7 @@ impl Referee {
             Ok(m) => m,
             Err(e) => return self.infraction(port, format!("plays {e}")),
         };
-        let elapsed = now.saturating_sub(cur.clock_started.unwrap_or(now));
+        let elapsed = at.saturating_sub(cur.clock_started.unwrap_or(at));
         let analysis = analysis_text(rec);
         let number = cur.number;
         let played = cur.game.play(m, elapsed, analysis);
@@ -1176,4 +1178,215 @@ fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String {
         final_comment: Some(finish.reason.clone()),
         result: finish.result.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Scripts of timestamped inputs; time jumps instead of sleeping.
+
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    fn config(tc: &str) -> MatchConfig {
+        MatchConfig {
+            event: "Test".into(),
+            site: "Here".into(),
+            date: "2026.11.22".into(),
+            round: None,
+            names: [None, None],
+            port_labels: ["a".into(), "b".into()],
+            time_control: tc.parse().unwrap(),
+            games: 1,
+            openings: Vec::new(),
+            reset_delay: Duration::from_secs(5),
+            conclude_delay: Duration::from_secs(5),
+            draw_rule: DrawRule::Auto,
+            illegal: IllegalRule::Loss,
+        }
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    struct Script {
+        referee: Referee,
+        sent: Vec<(Port, String)>,
+        reports: Vec<GameReport>,
+        over: bool,
+    }
+
+    impl Script {
+        fn new(cfg: MatchConfig) -> Script {
+            Script {
+                referee: Referee::new(cfg).unwrap(),
+                sent: Vec::new(),
+                reports: Vec::new(),
+                over: false,
+            }
+        }
+
+        fn input(&mut self, input: Input) {
+            self.referee.handle(input);
+            while let Some(out) = self.referee.poll_output() {
+                match out {
+                    Output::Send { port, line } => self.sent.push((port, line)),
+                    Output::GameOver(r) => self.reports.push(r),
+                    Output::Notice(_) => {}
+                    Output::MatchOver => self.over = true,
+                }
+            }
+        }
+
+        fn line(&mut self, port: Port, at: u64, text: &str) {
+            self.input(Input::Line {
+                port,
+                at: ms(at),
+                bytes: text.as_bytes().to_vec(),
+            });
+        }
+
+        /// Drains everything sent so far at `at`.
+        fn drain_all(&mut self, at: u64) {
+            let owed: Vec<Port> = self.sent.drain(..).map(|(p, _)| p).collect();
+            for port in owed {
+                self.input(Input::Drained { port, at: ms(at) });
+            }
+        }
+
+        fn take(&mut self) -> Vec<(Port, String)> {
+            self.sent.clone()
+        }
+
+        /// Signs both on, drains the resets at 0, and fires the reset delay at 5 s;
+        /// leaves the informs and White's respond undrained in `sent`.
+        fn to_first_respond(&mut self) {
+            self.line(Port::A, 0, &format!("{START} refreq sign_on;"));
+            self.line(Port::B, 0, &format!("{START} refreq sign_on;"));
+            assert_eq!(self.take().len(), 2);
+            self.drain_all(0);
+            assert_eq!(self.referee.poll_timeout(), Some(ms(5000)));
+            self.input(Input::Timeout { at: ms(5000) });
+        }
+    }
+
+    #[test]
+    fn the_reset_delay_counts_from_the_later_drain() {
+        let mut s = Script::new(config("60"));
+        s.line(Port::A, 0, &format!("{START} refreq sign_on;"));
+        s.line(Port::B, 10, &format!("{START} refreq sign_on;"));
+        s.sent.clear();
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(20),
+        });
+        assert_eq!(s.referee.poll_timeout(), None);
+        s.input(Input::Drained {
+            port: Port::B,
+            at: ms(300),
+        });
+        assert_eq!(s.referee.poll_timeout(), Some(ms(5300)));
+    }
+
+    #[test]
+    fn the_clock_runs_from_the_respond_drain_and_the_flag_falls_at_its_moment() {
+        let mut s = Script::new(config("60"));
+        s.to_first_respond();
+        let sent = s.take();
+        assert_eq!(sent.len(), 3, "two informs and a respond: {sent:?}");
+        assert!(sent[2].1.contains("refcom respond"));
+        // White's respond drains at 5.1 s: the flag is due 60 s later.
+        s.sent.clear();
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(5000),
+        });
+        s.input(Input::Drained {
+            port: Port::B,
+            at: ms(5000),
+        });
+        assert_eq!(
+            s.referee.poll_timeout(),
+            None,
+            "the respond has not drained"
+        );
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(5100),
+        });
+        assert_eq!(s.referee.poll_timeout(), Some(ms(65_100)));
+        // A timer that fires late still flags at the deadline, and a reply stamped
+        // after it changes nothing.
+        s.line(Port::A, 70_000, &format!("{START} refreq reply; sm e4;"));
+        assert_eq!(s.reports.len(), 1);
+        assert_eq!(s.reports[0].result, GameResult::BlackWins);
+        assert_eq!(s.reports[0].termination, Termination::TimeForfeit);
+        assert!(s.reports[0].pgn.contains("White forfeits on time"));
+    }
+
+    #[test]
+    fn a_reply_charges_exactly_the_time_between_drain_and_terminator() {
+        let mut s = Script::new(config("60"));
+        s.to_first_respond();
+        s.drain_all(5100);
+        s.line(Port::A, 6400, &format!("{START} refreq reply; sm e4;"));
+        let (port, respond) = s.sent.last().cloned().unwrap();
+        assert_eq!(port, Port::B);
+        assert!(
+            respond.contains("cc 000:00:00:01 000:00:00:00;"),
+            "{respond}"
+        );
+        assert!(respond.contains("sm e4;"), "{respond}");
+        assert!(
+            respond.starts_with(START),
+            "the position before the move: {respond}"
+        );
+        s.drain_all(6401);
+        s.line(
+            Port::B,
+            6500,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
+        );
+        let pgn = &s.reports[0].pgn;
+        assert!(pgn.contains("[%emt 0:00:01.300]"), "{pgn}");
+        assert!(pgn.contains("[%clk 0:00:58.7]"), "{pgn}");
+    }
+
+    #[test]
+    fn replaying_the_same_inputs_gives_the_same_outputs() {
+        let run = || {
+            let mut s = Script::new(config("10+1"));
+            s.to_first_respond();
+            s.drain_all(5001);
+            s.line(Port::A, 5500, &format!("{START} refreq reply; sm e4;"));
+            s.drain_all(5502);
+            s.input(Input::Timeout { at: ms(20_000) });
+            s.drain_all(20_001);
+            s.input(Input::Timeout { at: ms(25_001) });
+            s.drain_all(25_002);
+            (s.sent.clone(), s.reports.clone(), s.over)
+        };
+        let first = run();
+        assert_eq!(first, run());
+        assert!(first.2, "the match is over");
+        assert_eq!(first.1[0].result, GameResult::WhiteWins);
+    }
+
+    #[test]
+    fn time_never_runs_backwards() {
+        let mut s = Script::new(config("60"));
+        s.to_first_respond();
+        s.drain_all(5100);
+        // A reply stamped before the respond drained is charged nothing, not a
+        // negative time.
+        s.line(Port::A, 5050, &format!("{START} refreq reply; sm e4;"));
+        s.drain_all(5200);
+        s.line(
+            Port::B,
+            5300,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
+        );
+        assert!(s.reports[0].pgn.contains("[%emt 0:00:00.000]"));
+    }
 }
