@@ -64,7 +64,9 @@ fn a_match_through_socat_null_modems_with_argus_clients() {
             Command::new(env!("CARGO_BIN_EXE_argus"))
                 .arg("client")
                 .arg(p(port))
-                .args(["--engine", "random", "--seed", seed, "--name", name, "--baud", "19200"])
+                .args([
+                    "--engine", "random", "--seed", seed, "--name", name, "--baud", "19200",
+                ])
                 .spawn()
                 .unwrap(),
         )
@@ -80,8 +82,14 @@ fn a_match_through_socat_null_modems_with_argus_clients() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success());
-    assert!(a.0.wait().unwrap().success(), "client a exits 0 after disconnect");
-    assert!(b.0.wait().unwrap().success(), "client b exits 0 after disconnect");
+    assert!(
+        a.0.wait().unwrap().success(),
+        "client a exits 0 after disconnect"
+    );
+    assert!(
+        b.0.wait().unwrap().success(),
+        "client b exits 0 after disconnect"
+    );
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Event ").count(), 2);
     assert!(text.contains("[White \"Socrates\"]\n[Black \"Plato\"]"));

@@ -387,7 +387,10 @@ pub fn check_pgn_with_pgn_reader(pgn: &str, games: usize) {
             }
             ControlFlow::Continue(())
         }
-        fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        fn begin_movetext(
+            &mut self,
+            tags: Self::Tags,
+        ) -> ControlFlow<Self::Output, Self::Movetext> {
             ControlFlow::Continue(tags.unwrap_or_default())
         }
         fn san(&mut self, pos: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
@@ -404,6 +407,10 @@ pub fn check_pgn_with_pgn_reader(pgn: &str, games: usize) {
     }
     let mut reader = Reader::new(std::io::Cursor::new(pgn.as_bytes()));
     let mut check = Check { games: 0 };
-    while reader.read_game(&mut check).expect("readable PGN").is_some() {}
+    while reader
+        .read_game(&mut check)
+        .expect("readable PGN")
+        .is_some()
+    {}
     assert_eq!(check.games, games);
 }
