@@ -1261,7 +1261,7 @@ mod tests {
 
         /// Signs both on, drains the resets at 0, and fires the reset delay at 5 s;
         /// leaves the informs and White's respond undrained in `sent`.
-        fn to_first_respond(&mut self) {
+        fn reach_first_respond(&mut self) {
             self.line(Port::A, 0, &format!("{START} refreq sign_on;"));
             self.line(Port::B, 0, &format!("{START} refreq sign_on;"));
             assert_eq!(self.take().len(), 2);
@@ -1292,7 +1292,7 @@ mod tests {
     #[test]
     fn the_clock_runs_from_the_respond_drain_and_the_flag_falls_at_its_moment() {
         let mut s = Script::new(config("60"));
-        s.to_first_respond();
+        s.reach_first_respond();
         let sent = s.take();
         assert_eq!(sent.len(), 3, "two informs and a respond: {sent:?}");
         assert!(sent[2].1.contains("refcom respond"));
@@ -1328,7 +1328,7 @@ mod tests {
     #[test]
     fn a_reply_charges_exactly_the_time_between_drain_and_terminator() {
         let mut s = Script::new(config("60"));
-        s.to_first_respond();
+        s.reach_first_respond();
         s.drain_all(5100);
         s.line(Port::A, 6400, &format!("{START} refreq reply; sm e4;"));
         let (port, respond) = s.sent.last().cloned().unwrap();
@@ -1357,7 +1357,7 @@ mod tests {
     fn replaying_the_same_inputs_gives_the_same_outputs() {
         let run = || {
             let mut s = Script::new(config("10+1"));
-            s.to_first_respond();
+            s.reach_first_respond();
             s.drain_all(5001);
             s.line(Port::A, 5500, &format!("{START} refreq reply; sm e4;"));
             s.drain_all(5502);
@@ -1376,7 +1376,7 @@ mod tests {
     #[test]
     fn time_never_runs_backwards() {
         let mut s = Script::new(config("60"));
-        s.to_first_respond();
+        s.reach_first_respond();
         s.drain_all(5100);
         // A reply stamped before the respond drained is charged nothing, not a
         // negative time.

@@ -18,7 +18,9 @@
 //!
 //! Reading is strict about structure but lenient about spelling where the spec
 //! allows it, and it never panics: any byte string yields a [`Record`] or an
-//! [`EpdError`]. Moves inside operands are kept as text; [`resolve_move`] turns
+//! [`EpdError`]. The four data fields are read here rather than by shakmaty's
+//! FEN reader, which accepts more than EPD (Crazyhouse pockets, `_` separators)
+//! and is slower; the tests check that both agree on standard EPD. Moves inside operands are kept as text; [`resolve_move`] turns
 //! them into legal moves of a position, accepting the near-SAN dialects that
 //! clients write.
 
@@ -30,12 +32,12 @@ use std::num::NonZeroU32;
 use std::str::FromStr;
 
 use shakmaty::fen::{Epd, ParseFenError};
-use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, File, Rank, Setup, Square};
+use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, File, Setup, Square};
 
 pub use moves::{MoveError, is_move_syntax, resolve_move};
 pub use operand::{Clock, Date, MAX_IDENTIFIER_LEN, Operand, TimeOfDay};
 
-use operand::{ClassifyError, ascii_string, classify};
+use operand::{ClassifyError, classify};
 
 /// The longest record, in bytes, not counting its line terminator.
 pub const MAX_RECORD_LEN: usize = 4095;
@@ -213,15 +215,21 @@ impl Record {
         }
         // Checking every byte without stopping early lets the compiler use wide
         // instructions; the position is looked for only when the check fails.
-        if !line.iter().fold(true, |ok, &b| ok & is_allowed_byte(b))
-            && let Some(offset) = line.iter().position(|&b| !is_allowed_byte(b))
-        {
-            return Err(EpdError::BadByte {
-                offset,
-                byte: line[offset],
-            });
+        let all_allowed = line.iter().fold(true, |ok, &b| ok & is_allowed_byte(b));
+        let bad_byte = |offset: usize| EpdError::BadByte {
+            offset,
+            byte: line.get(offset).copied().unwrap_or_default(),
+        };
+        if !all_allowed {
+            let offset = line.iter().position(|&b| !is_allowed_byte(b));
+            return Err(bad_byte(offset.unwrap_or_default()));
         }
-        Reader::new(line).record()
+        // ASCII is UTF-8, so this conversion always succeeds; reading from a
+        // `&str` lets every token become a `String` without checking it again.
+        match std::str::from_utf8(line) {
+            Ok(line) => Reader::new(line).record(),
+            Err(e) => Err(bad_byte(e.valid_up_to())),
+        }
     }
 
     /// Returns the operation with `opcode`, if any.
@@ -334,6 +342,12 @@ impl fmt::Display for Record {
     /// Writes the canonical record: the four data fields, then each operation
     /// in ASCII order of its opcode, all separated by single spaces and without
     /// a line terminator.
+    ///
+    /// What the reader produced reads back as an equal record, provided the
+    /// text stays within [`MAX_RECORD_LEN`] bytes. Opcodes and operands built
+    /// by hand read back when [`is_opcode`] accepts the opcodes and the
+    /// operands come from [`Operand::unquoted`], [`Operand::string`],
+    /// [`Operand::float`] or in-range dates, times and clocks.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.position.fmt(f)?;
         if self.operations.is_sorted_by(|a, b| a.opcode <= b.opcode) {
@@ -352,37 +366,35 @@ impl fmt::Display for Record {
 /// Whether `text` is a valid opcode: a letter, then up to 14 letters, digits or
 /// underscores.
 pub fn is_opcode(text: &str) -> bool {
-    is_opcode_bytes(text.as_bytes())
-}
-
-fn is_opcode_bytes(bytes: &[u8]) -> bool {
-    match bytes {
+    match text.as_bytes() {
         [first, rest @ ..] => {
             first.is_ascii_alphabetic()
-                && bytes.len() <= MAX_OPCODE_LEN
+                && text.len() <= MAX_OPCODE_LEN
                 && rest.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
         }
         [] => false,
     }
 }
 
+/// Whether a record may hold the byte: printable ASCII or TAB.
 fn is_allowed_byte(b: u8) -> bool {
     (0x20..=0x7e).contains(&b) || b == b'\t'
 }
 
 /// A cursor over a line that has passed the length and byte checks.
 ///
-/// After those checks the only bytes at or below 0x20 are the blanks, space and
-/// TAB, so a single comparison tells a blank from any other byte.
+/// After those checks the line is ASCII, so every byte offset is a character
+/// boundary, and the only bytes at or below 0x20 are the blanks, space and TAB:
+/// a single comparison tells a blank from any other byte.
 struct Reader<'a> {
     /// The whole line, for offsets.
-    line: &'a [u8],
+    line: &'a str,
     /// The part not read yet.
-    rest: &'a [u8],
+    rest: &'a str,
 }
 
 impl<'a> Reader<'a> {
-    fn new(line: &'a [u8]) -> Reader<'a> {
+    fn new(line: &'a str) -> Reader<'a> {
         Reader { line, rest: line }
     }
 
@@ -391,22 +403,27 @@ impl<'a> Reader<'a> {
         self.line.len() - self.rest.len()
     }
 
+    /// Moves the cursor `n` bytes on and returns the bytes passed.
+    fn advance(&mut self, n: usize) -> &'a str {
+        let (passed, rest) = self.rest.split_at_checked(n).unwrap_or((self.rest, ""));
+        self.rest = rest;
+        passed
+    }
+
     fn skip_blanks(&mut self) {
-        let n = self.rest.iter().take_while(|&&b| b <= b' ').count();
-        self.rest = self.rest.get(n..).unwrap_or_default();
+        let n = self.rest.bytes().take_while(|&b| b <= b' ').count();
+        self.advance(n);
     }
 
     /// Takes the bytes up to the next blank, or also up to the next `;` when
     /// `stop_at_semicolon` is set.
-    fn token(&mut self, stop_at_semicolon: bool) -> &'a [u8] {
+    fn token(&mut self, stop_at_semicolon: bool) -> &'a str {
         let n = self
             .rest
-            .iter()
-            .take_while(|&&b| b > b' ' && !(stop_at_semicolon && b == b';'))
+            .bytes()
+            .take_while(|&b| b > b' ' && !(stop_at_semicolon && b == b';'))
             .count();
-        let (token, rest) = self.rest.split_at_checked(n).unwrap_or((self.rest, &[]));
-        self.rest = rest;
-        token
+        self.advance(n)
     }
 
     fn record(mut self) -> Result<Record, EpdError> {
@@ -420,32 +437,35 @@ impl<'a> Reader<'a> {
             if self.rest.is_empty() {
                 return Err(EpdError::MissingFields { found });
             }
-            *field = self.token(false);
+            *field = self.token(false).as_bytes();
         }
         let position = parse_position(&fields)?;
 
-        // Every operation ends with `;`, so this is enough room (more when
-        // strings hold semicolons) and the vector is allocated once.
-        let semicolons = self.rest.iter().filter(|&&b| b == b';').count();
-        let mut operations: Vec<Operation> = Vec::with_capacity(semicolons);
-        loop {
-            self.skip_blanks();
-            if self.rest.is_empty() {
-                break;
-            }
+        self.skip_blanks();
+        // Referee records carry a handful of operations; one allocation holds
+        // them, and records without operations need none.
+        let mut operations: Vec<Operation> = if self.rest.is_empty() {
+            Vec::new()
+        } else {
+            Vec::with_capacity(8)
+        };
+        while !self.rest.is_empty() {
             let offset = self.offset();
             let opcode = self.token(true);
-            if !is_opcode_bytes(opcode) {
+            if !is_opcode(opcode) {
                 return Err(EpdError::BadOpcode { offset });
             }
-            if operations.iter().any(|op| op.opcode.as_bytes() == opcode) {
+            if operations.iter().any(|op| op.opcode == opcode) {
                 return Err(EpdError::DuplicateOpcode {
-                    opcode: ascii_string(opcode),
+                    opcode: opcode.to_owned(),
                 });
             }
-            let opcode = ascii_string(opcode);
-            let operands = self.operands(&opcode)?;
-            operations.push(Operation { opcode, operands });
+            let operands = self.operands(opcode)?;
+            operations.push(Operation {
+                opcode: opcode.to_owned(),
+                operands,
+            });
+            self.skip_blanks();
         }
         Ok(Record {
             position,
@@ -458,14 +478,14 @@ impl<'a> Reader<'a> {
         let mut operands = Vec::new();
         loop {
             self.skip_blanks();
-            match self.rest.first() {
+            match self.rest.as_bytes().first() {
                 None => {
                     return Err(EpdError::Unterminated {
                         opcode: opcode.to_owned(),
                     });
                 }
                 Some(b';') => {
-                    self.rest = &self.rest[1..];
+                    self.advance(1);
                     return Ok(operands);
                 }
                 Some(b'"') => operands.push(self.string(opcode)?),
@@ -476,13 +496,13 @@ impl<'a> Reader<'a> {
                         Err(ClassifyError::NoFit) => {
                             return Err(EpdError::BadOperand {
                                 opcode: opcode.to_owned(),
-                                token: ascii_string(token),
+                                token: token.to_owned(),
                             });
                         }
                         Err(ClassifyError::OutOfRange) => {
                             return Err(EpdError::OutOfRange {
                                 opcode: opcode.to_owned(),
-                                token: ascii_string(token),
+                                token: token.to_owned(),
                             });
                         }
                     }
@@ -495,24 +515,24 @@ impl<'a> Reader<'a> {
     fn string(&mut self, opcode: &str) -> Result<Operand, EpdError> {
         let offset = self.offset();
         let quoted = self.rest;
-        let rest = quoted.get(1..).unwrap_or_default();
-        let Some(len) = rest.iter().position(|&b| b == b'"') else {
+        self.advance(1);
+        let Some(len) = self.rest.bytes().position(|b| b == b'"') else {
             return Err(EpdError::UnterminatedString { offset });
         };
-        let (data, after) = rest.split_at_checked(len).unwrap_or((rest, &[]));
         if len > MAX_STRING_LEN {
             return Err(EpdError::StringTooLong { offset, len });
         }
-        if let Some(tab) = data.iter().position(|&b| b == b'\t') {
+        let data = self.advance(len);
+        if let Some(tab) = data.bytes().position(|b| b == b'\t') {
             return Err(EpdError::BadByte {
                 offset: offset + 1 + tab,
                 byte: b'\t',
             });
         }
         // Step over the closing quote.
-        self.rest = after.get(1..).unwrap_or_default();
-        match self.rest.first() {
-            None | Some(b' ' | b'\t' | b';') => Ok(Operand::Str(ascii_string(data))),
+        self.advance(1);
+        match self.rest.as_bytes().first() {
+            None | Some(b' ' | b'\t' | b';') => Ok(Operand::Str(data.to_owned())),
             Some(_) => {
                 // Something is glued to the closing quote, as in `"a"b`; report
                 // the whole run as one operand.
@@ -520,7 +540,7 @@ impl<'a> Reader<'a> {
                 let end = quoted.len() - self.rest.len();
                 Err(EpdError::BadOperand {
                     opcode: opcode.to_owned(),
-                    token: ascii_string(quoted.get(..end).unwrap_or(quoted)),
+                    token: quoted.get(..end).unwrap_or(quoted).to_owned(),
                 })
             }
         }
@@ -545,15 +565,11 @@ fn parse_position(fields: &[&[u8]; 4]) -> Result<Epd, EpdError> {
     };
     let castling_rights = parse_castling(&board, castling)
         .ok_or(EpdError::Position(ParseFenError::InvalidCastling))?;
+    let bad_ep = || EpdError::Position(ParseFenError::InvalidEpSquare);
     let ep_square = match *ep {
         [b'-'] => None,
-        [f @ b'a'..=b'h', r @ (b'3' | b'6')] => Some(Square::from_coords(
-            File::from_char(char::from(f))
-                .ok_or(EpdError::Position(ParseFenError::InvalidEpSquare))?,
-            Rank::from_char(char::from(r))
-                .ok_or(EpdError::Position(ParseFenError::InvalidEpSquare))?,
-        )),
-        _ => return Err(EpdError::Position(ParseFenError::InvalidEpSquare)),
+        [_, b'3' | b'6'] => Some(Square::from_ascii(ep).map_err(|_| bad_ep())?),
+        _ => return Err(bad_ep()),
     };
     let setup = Setup {
         board,
@@ -567,63 +583,77 @@ fn parse_position(fields: &[&[u8]; 4]) -> Result<Epd, EpdError> {
     Epd::try_from_setup(setup).map_err(|_| EpdError::Position(ParseFenError::InvalidCastling))
 }
 
+/// Classes of the bytes of the piece placement field: 0 for bytes that cannot
+/// appear there, 1 to 8 for runs of empty squares, 9 for `/`, and 16 plus a
+/// piece index (the role index, plus 6 for black) for piece letters.
+const PLACEMENT_CLASSES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut d = 1;
+    while d <= 8 {
+        table[(b'0' + d) as usize] = d;
+        d += 1;
+    }
+    table[b'/' as usize] = 9;
+    let letters = *b"PNBRQKpnbrqk";
+    let mut i = 0;
+    while i < letters.len() {
+        #[allow(clippy::cast_possible_truncation)]
+        let piece = i as u8;
+        table[letters[i] as usize] = 16 + piece;
+        i += 1;
+    }
+    table
+};
+
 /// Reads the piece placement field, ranks 8 to 1 separated by `/`, as
 /// shakmaty's board reader does but without promoted-piece markers.
 fn parse_placement(placement: &[u8]) -> Option<Board> {
-    // Bitboards of the six roles, then of white and black pieces.
-    let mut bitboards = [0u64; 8];
+    // One bitboard per piece: the six white roles, then the six black ones.
+    let mut pieces = [0u64; 12];
     let mut rank: u32 = 7;
     let mut file: u32 = 0;
     for &b in placement {
-        let (role, color) = match b {
-            b'/' if file == 8 && rank > 0 => {
-                file = 0;
-                rank -= 1;
-                continue;
+        let class = PLACEMENT_CLASSES[usize::from(b)];
+        if class >= 16 {
+            if file >= 8 {
+                return None;
             }
-            b'1'..=b'8' => {
-                file += u32::from(b - b'0');
-                if file > 8 {
-                    return None;
-                }
-                continue;
+            if let Some(bitboard) = pieces.get_mut(usize::from(class - 16)) {
+                *bitboard |= 1u64 << (rank * 8 + file);
             }
-            b'P' => (0, 6),
-            b'N' => (1, 6),
-            b'B' => (2, 6),
-            b'R' => (3, 6),
-            b'Q' => (4, 6),
-            b'K' => (5, 6),
-            b'p' => (0, 7),
-            b'n' => (1, 7),
-            b'b' => (2, 7),
-            b'r' => (3, 7),
-            b'q' => (4, 7),
-            b'k' => (5, 7),
-            _ => return None,
-        };
-        if file >= 8 {
+            file += 1;
+        } else if class == 9 {
+            if file != 8 || rank == 0 {
+                return None;
+            }
+            file = 0;
+            rank -= 1;
+        } else if class > 0 {
+            file += u32::from(class);
+            if file > 8 {
+                return None;
+            }
+        } else {
             return None;
         }
-        let bit = 1u64 << (rank * 8 + file);
-        bitboards[role] |= bit;
-        bitboards[color] |= bit;
-        file += 1;
     }
     if rank != 0 || file != 8 {
         return None;
     }
-    let [pawn, knight, bishop, rook, queen, king, white, black] = bitboards.map(Bitboard);
+    let [wp, wn, wb, wr, wq, wk, bp, bn, bb, br, bq, bk] = pieces.map(Bitboard);
     Board::try_from_bitboards(
         ByRole {
-            pawn,
-            knight,
-            bishop,
-            rook,
-            queen,
-            king,
+            pawn: wp | bp,
+            knight: wn | bn,
+            bishop: wb | bb,
+            rook: wr | br,
+            queen: wq | bq,
+            king: wk | bk,
         },
-        ByColor { white, black },
+        ByColor {
+            white: wp | wn | wb | wr | wq | wk,
+            black: bp | bn | bb | br | bq | bk,
+        },
     )
     .ok()
 }

@@ -19,10 +19,14 @@ pub const MAX_IDENTIFIER_LEN: usize = 15;
 ///
 /// Unquoted tokens are classified by [`Operand::unquoted`], which tries the
 /// basetypes in a fixed order: clock, time of day, date, integer, floating,
-/// identifier and finally chess move. Two operands are equal when they have the
-/// same variant and value; `Float` compares as `f64` does, so `NaN` is never
-/// equal to itself (the reader never produces it).
-#[derive(Clone, Debug, PartialEq)]
+/// identifier and finally chess move.
+///
+/// Two operands are equal when they have the same variant and value, except
+/// that an identifier and a move with the same text are equal too: they are
+/// written the same way, so `Move("e4")` reads back as `Identifier("e4")` (spec
+/// 5.2.2 notes that some moves qualify as identifiers). `Float` compares as
+/// `f64` does, so `NaN` is never equal to itself (the reader never makes one).
+#[derive(Clone, Debug)]
 pub enum Operand {
     /// An unquoted sequence of 1 to 15 letters, digits and underscores that is
     /// not an integer, such as `respond`, `sign_on`, `Event` or `e4`.
@@ -135,7 +139,25 @@ impl Operand {
     /// This is the way to build an operand from a move in SAN: `Nf3` becomes an
     /// identifier, `Nf3+` and `O-O` become moves, and both read back unchanged.
     pub fn unquoted(text: &str) -> Option<Operand> {
-        classify(text.as_bytes()).ok()
+        classify(text).ok()
+    }
+}
+
+impl PartialEq for Operand {
+    fn eq(&self, other: &Operand) -> bool {
+        match (self, other) {
+            (
+                Operand::Identifier(a) | Operand::Move(a),
+                Operand::Identifier(b) | Operand::Move(b),
+            ) => a == b,
+            (Operand::Integer(a), Operand::Integer(b)) => a == b,
+            (Operand::Float(a), Operand::Float(b)) => a == b,
+            (Operand::Str(a), Operand::Str(b)) => a == b,
+            (Operand::Date(a), Operand::Date(b)) => a == b,
+            (Operand::Time(a), Operand::Time(b)) => a == b,
+            (Operand::Clock(a), Operand::Clock(b)) => a == b,
+            _ => false,
+        }
     }
 }
 
@@ -311,93 +333,109 @@ pub(crate) fn is_string_data(data: &[u8]) -> bool {
 /// Returns [`ClassifyError::OutOfRange`] for a token with the exact shape of a
 /// clock, time, date, integer or float whose value is out of range, and
 /// [`ClassifyError::NoFit`] for any other token that is none of the basetypes.
-pub(crate) fn classify(token: &[u8]) -> Result<Operand, ClassifyError> {
-    match token.len() {
-        12 if shape(token, b"ddd:dd:dd:dd") => {
-            let days = u32::from(digits(&token[0..3]));
-            let hours = digits(&token[4..6]);
-            let minutes = digits(&token[7..9]);
-            let seconds = digits(&token[10..12]);
-            if hours > 23 || minutes > 59 || seconds > 59 {
-                return Err(ClassifyError::OutOfRange);
+pub(crate) fn classify(token: &str) -> Result<Operand, ClassifyError> {
+    let bytes = token.as_bytes();
+    match bytes.first() {
+        // Clocks, times, dates and numbers start with a digit or a sign; the
+        // other basetypes need not be tried for them unless they fail.
+        Some(b'0'..=b'9' | b'+' | b'-') => {
+            if let Some(result) = classify_numeric(token) {
+                return result;
             }
-            let secs = days * 86_400
+        }
+        Some(_) => {}
+        None => return Err(ClassifyError::NoFit),
+    }
+    if bytes.len() <= MAX_IDENTIFIER_LEN
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return Ok(Operand::Identifier(token.to_owned()));
+    }
+    if is_move_syntax(token) {
+        return Ok(Operand::Move(token.to_owned()));
+    }
+    Err(ClassifyError::NoFit)
+}
+
+/// Classifies a token as a clock, time, date, integer or float, or returns
+/// `None` when it has none of their shapes.
+fn classify_numeric(token: &str) -> Option<Result<Operand, ClassifyError>> {
+    let bytes = token.as_bytes();
+    #[allow(clippy::cast_possible_truncation)]
+    let two = |at: usize| digits(&bytes[at..at + 2]) as u8;
+    match bytes.len() {
+        12 if shape(bytes, b"ddd:dd:dd:dd") => {
+            let (hours, minutes, seconds) = (two(4), two(7), two(10));
+            if hours > 23 || minutes > 59 || seconds > 59 {
+                return Some(Err(ClassifyError::OutOfRange));
+            }
+            let secs = u32::from(digits(&bytes[0..3])) * 86_400
                 + u32::from(hours) * 3_600
                 + u32::from(minutes) * 60
                 + u32::from(seconds);
-            return Ok(Operand::Clock(Clock { secs }));
+            return Some(Ok(Operand::Clock(Clock { secs })));
         }
-        8 if shape(token, b"dd:dd:dd") => {
-            #[allow(clippy::cast_possible_truncation)]
-            let part = |r: std::ops::Range<usize>| digits(&token[r]) as u8;
-            return TimeOfDay::new(part(0..2), part(3..5), part(6..8))
-                .map(Operand::Time)
-                .ok_or(ClassifyError::OutOfRange);
+        8 if shape(bytes, b"dd:dd:dd") => {
+            return Some(
+                TimeOfDay::new(two(0), two(3), two(6))
+                    .map(Operand::Time)
+                    .ok_or(ClassifyError::OutOfRange),
+            );
         }
-        10 if shape(token, b"dddd.dd.dd") => {
-            #[allow(clippy::cast_possible_truncation)]
-            let part = |r: std::ops::Range<usize>| digits(&token[r]) as u8;
-            return Date::new(digits(&token[0..4]), part(5..7), part(8..10))
-                .map(Operand::Date)
-                .ok_or(ClassifyError::OutOfRange);
+        10 if shape(bytes, b"dddd.dd.dd") => {
+            return Some(
+                Date::new(digits(&bytes[0..4]), two(5), two(8))
+                    .map(Operand::Date)
+                    .ok_or(ClassifyError::OutOfRange),
+            );
         }
         _ => {}
     }
 
-    let unsigned = match token {
+    let unsigned = match bytes {
         [b'+' | b'-', rest @ ..] => rest,
-        _ => token,
+        _ => bytes,
     };
     let int_len = unsigned.iter().take_while(|b| b.is_ascii_digit()).count();
-    if int_len > 0 {
-        // The token is ASCII, so it is valid UTF-8; the fallback is never taken.
-        let text = std::str::from_utf8(token).map_err(|_| ClassifyError::NoFit)?;
-        if int_len == unsigned.len() {
-            return text
+    if int_len == 0 {
+        return None;
+    }
+    if int_len == unsigned.len() {
+        return Some(
+            token
                 .parse::<i64>()
                 .map(Operand::Integer)
-                .map_err(|_| ClassifyError::OutOfRange);
-        }
-        if let [b'.', frac @ ..] = &unsigned[int_len..]
-            && !frac.is_empty()
-            && frac.iter().all(u8::is_ascii_digit)
-        {
-            return match text.parse::<f64>() {
-                Ok(x) if x.is_finite() => Ok(Operand::Float(x)),
-                _ => Err(ClassifyError::OutOfRange),
-            };
-        }
+                .map_err(|_| ClassifyError::OutOfRange),
+        );
     }
-
-    if token.len() <= MAX_IDENTIFIER_LEN
-        && !token.is_empty()
-        && token
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+    if let [b'.', frac @ ..] = &unsigned[int_len..]
+        && !frac.is_empty()
+        && frac.iter().all(u8::is_ascii_digit)
     {
-        return Ok(Operand::Identifier(ascii_string(token)));
+        return Some(match token.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Operand::Float(x)),
+            _ => Err(ClassifyError::OutOfRange),
+        });
     }
-
-    if let Ok(text) = std::str::from_utf8(token)
-        && is_move_syntax(text)
-    {
-        return Ok(Operand::Move(text.to_owned()));
-    }
-
-    Err(ClassifyError::NoFit)
+    None
 }
 
 /// Whether `token` matches `pattern`, where `d` stands for any ASCII digit and
-/// every other pattern byte stands for itself. Both have the same length.
-fn shape(token: &[u8], pattern: &[u8]) -> bool {
-    token.len() == pattern.len()
-        && token.iter().zip(pattern).all(|(&t, &p)| {
-            if p == b'd' {
-                t.is_ascii_digit()
-            } else {
-                t == p
-            }
-        })
+/// every other pattern byte stands for itself.
+fn shape<const N: usize>(token: &[u8], pattern: &[u8; N]) -> bool {
+    let Ok(token) = <&[u8; N]>::try_from(token) else {
+        return false;
+    };
+    // No early exit: for a constant pattern this compiles to a few comparisons.
+    token.iter().zip(pattern).fold(true, |ok, (&t, &p)| {
+        ok & if p == b'd' {
+            t.is_ascii_digit()
+        } else {
+            t == p
+        }
+    })
 }
 
 /// The value of a run of at most four ASCII digits.
@@ -406,22 +444,12 @@ fn digits(ds: &[u8]) -> u16 {
         .fold(0u16, |acc, &d| acc * 10 + u16::from(d - b'0'))
 }
 
-/// Copies ASCII bytes into a `String`.
-pub(crate) fn ascii_string(bytes: &[u8]) -> String {
-    // The reader only hands over printable ASCII, which is valid UTF-8; the lossy
-    // conversion keeps this free of panics even if that ever changed.
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn c(s: &str) -> Result<Operand, ClassifyError> {
-        classify(s.as_bytes())
+        classify(s)
     }
 
     #[test]
@@ -616,6 +644,16 @@ mod tests {
         assert_eq!(Operand::unquoted("12"), Some(Operand::Integer(12)));
         assert_eq!(Operand::unquoted("a b"), None);
         assert_eq!(Operand::unquoted("1995.13.01"), None);
+    }
+
+    #[test]
+    fn identifiers_equal_moves_of_the_same_text() {
+        assert_eq!(Operand::Move("e4".into()), Operand::Identifier("e4".into()));
+        assert_eq!(Operand::Identifier("e4".into()), Operand::Move("e4".into()));
+        assert_ne!(Operand::Move("e4".into()), Operand::Identifier("d4".into()));
+        assert_ne!(Operand::Move("e4".into()), Operand::Str("e4".into()));
+        assert_ne!(Operand::Integer(1), Operand::Float(1.0));
+        assert_ne!(Operand::Float(f64::NAN), Operand::Float(f64::NAN));
     }
 
     #[test]
