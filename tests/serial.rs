@@ -115,10 +115,7 @@ fn colours_alternate_over_two_games() {
     b.sign_on("Beta");
     let mut m = Match { a, b, referee };
     for (game, a_white) in [(1, true), (2, false)] {
-        m.a.expect("reset");
-        m.b.expect("reset");
-        let inform = m.a.expect("inform");
-        m.b.expect("inform");
+        let inform = m.begin_game();
         let tags = inform.operands("ptp").unwrap();
         let white = tags
             .chunks(2)
@@ -156,10 +153,7 @@ fn a_repeated_sign_on_before_the_first_game_is_harmless() {
     a.expect_silence(Duration::from_millis(300));
     b.sign_on("Beta");
     let mut m = Match { a, b, referee };
-    m.a.expect("reset");
-    m.b.expect("reset");
-    m.a.expect("inform");
-    m.b.expect("inform");
+    m.begin_game();
     let respond = m.a.expect("respond");
     m.a.expect_silence(Duration::from_millis(200));
     assert!(m.play(respond, true, &["f3", "e5", "g4", "Qh4#"]).is_none());
@@ -175,10 +169,7 @@ fn names_come_from_options_then_sign_on_then_the_port() {
     b.send(&format!("{START} refreq sign_on;"));
     let b_path = b.path.clone();
     let mut m = Match { a, b, referee };
-    m.a.expect("reset");
-    m.b.expect("reset");
-    m.a.expect("inform");
-    m.b.expect("inform");
+    m.begin_game();
     let respond = m.a.expect("respond");
     m.a.send(&reply(&respond, "resign;"));
     let pgn = m.finish("0-1");

@@ -437,6 +437,9 @@ pub struct Referee {
     started: u32,
     current: Option<Current>,
     pending: [VecDeque<Tx>; 2],
+    /// Replies that arrived before the drain of the respond they answer was reported,
+    /// with their stamps: they are judged once the clock has started.
+    early: Vec<(Port, Duration, Record)>,
     out: VecDeque<Output>,
 }
 
@@ -475,6 +478,7 @@ impl Referee {
             started: 0,
             current: None,
             pending: Default::default(),
+            early: Vec::new(),
             out: VecDeque::new(),
         })
     }
@@ -509,6 +513,7 @@ impl Referee {
                 {
                     cur.clock_started = Some(at.max(now));
                 }
+                self.judge_early_replies(port);
             }
             Input::PortBack { port, .. } => self.notice(Notice::PortBack { port }),
         }
@@ -817,6 +822,7 @@ impl Referee {
                 {
                     cur.clock_started = Some(at);
                 }
+                self.judge_early_replies(port);
             }
             Tx::Reset | Tx::Conclude | Tx::Disconnect => {
                 let want = match tx {
@@ -947,6 +953,17 @@ impl Referee {
         }
     }
 
+    /// Judges the replies of `port` that were waiting for its clock to start.
+    fn judge_early_replies(&mut self, port: Port) {
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.early)
+            .into_iter()
+            .partition(|e| e.0 == port);
+        self.early = others;
+        for (port, at, rec) in mine {
+            self.on_reply(port, at, &rec);
+        }
+    }
+
     fn resend(&mut self, port: Port, reason: &str) {
         let Some(cur) = self.current.as_ref() else {
             return;
@@ -985,6 +1002,17 @@ impl Referee {
                 port,
                 reason: "a reply outside a game".into(),
             });
+        };
+        let clock_waits = cur.to_move_port() == port && cur.clock_started.is_none();
+        if clock_waits && self.pending[port.index()].contains(&Tx::Respond) {
+            // The player answered before its respond's drain was reported (the two
+            // come from different threads): the drain happened first, so wait for it
+            // and charge from it.
+            self.early.push((port, at, rec.clone()));
+            return;
+        }
+        let Some(cur) = self.playing_mut() else {
+            return;
         };
         if cur.to_move_port() != port {
             return self.notice(Notice::Noise {
@@ -1371,6 +1399,38 @@ mod tests {
         assert_eq!(first, run());
         assert!(first.2, "the match is over");
         assert_eq!(first.1[0].result, GameResult::WhiteWins);
+    }
+
+    #[test]
+    fn a_reply_handled_before_its_respond_drain_waits_for_the_drain() {
+        let mut s = Script::new(config("60"));
+        s.reach_first_respond();
+        // The informs drain, but White's respond's drain is reported after the reply.
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(5000),
+        });
+        s.input(Input::Drained {
+            port: Port::B,
+            at: ms(5000),
+        });
+        s.sent.clear();
+        s.line(Port::A, 5400, &format!("{START} refreq reply; sm e4;"));
+        assert!(s.sent.is_empty(), "judged only once the clock has started");
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(5100),
+        });
+        let (port, respond) = s.sent.last().cloned().expect("relayed");
+        assert_eq!(port, Port::B);
+        assert!(respond.contains("sm e4;"));
+        s.drain_all(5401);
+        s.line(
+            Port::B,
+            5500,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
+        );
+        assert!(s.reports[0].pgn.contains("[%emt 0:00:00.300]"));
     }
 
     #[test]

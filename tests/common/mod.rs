@@ -273,12 +273,18 @@ impl Match {
         a.sign_on("Alpha");
         b.sign_on("Beta");
         let mut m = Match { a, b, referee };
-        m.a.expect("reset");
-        m.b.expect("reset");
-        m.a.expect("inform");
-        m.b.expect("inform");
+        m.begin_game();
         let respond = m.side(white_first).expect("respond");
         (m, respond)
+    }
+
+    /// Reads `reset` and `inform` on both sides; returns A's inform.
+    pub fn begin_game(&mut self) -> Record {
+        self.a.expect("reset");
+        self.b.expect("reset");
+        let inform = self.a.expect("inform");
+        self.b.expect("inform");
+        inform
     }
 
     /// The peer of a colour in game 1 (A is White).
