@@ -273,7 +273,14 @@ where
 
     let started = Instant::now();
     let mut charges = Charges::default();
-    let reports = mediator::run(referee, lines, Eol::Lf, &mut records, &mut charges)?;
+    let reports = mediator::run(
+        referee,
+        lines,
+        Eol::Lf,
+        &mut records,
+        &mut charges,
+        crossbeam_channel::never(),
+    )?;
     let wall = started.elapsed();
     if reports.len() != games as usize {
         return Err(format!("{} of {games} games were played", reports.len()).into());

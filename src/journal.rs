@@ -93,6 +93,11 @@ pub enum Event {
         /// The port.
         port: Port,
     },
+    /// The referee was asked to stop.
+    Shutdown {
+        /// Microseconds since the start.
+        t: u64,
+    },
     /// A game ended (for people; replay checks the lines and the PGN instead).
     GameOver {
         /// Its number.
@@ -135,6 +140,7 @@ impl Event {
                 at: at(*t),
             },
             Event::Timer { t } => Input::Timeout { at: at(*t) },
+            Event::Shutdown { t } => Input::Shutdown { at: at(*t) },
             Event::Lost { t, port, .. } => Input::PortLost {
                 port: *port,
                 at: at(*t),
@@ -167,6 +173,7 @@ impl Event {
                 port: *port,
             },
             Input::Timeout { at } => Event::Timer { t: micros(*at) },
+            Input::Shutdown { at } => Event::Shutdown { t: micros(*at) },
             Input::PortLost { port, at } => Event::Lost {
                 t: micros(*at),
                 port: *port,
@@ -238,15 +245,16 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Creates (or appends to) the journal at `path`.
+    /// Creates the journal at `path`. An existing file is never overwritten: a journal
+    /// is the record of a session.
     ///
     /// # Errors
     ///
-    /// Returns [`JournalError::Io`] when the file cannot be opened.
+    /// Returns [`JournalError::Io`] when the file exists or cannot be created.
     pub fn create(path: &Path) -> Result<Journal, JournalError> {
         let file = File::options()
-            .create(true)
-            .append(true)
+            .write(true)
+            .create_new(true)
             .open(path)
             .map_err(|source| JournalError::Io {
                 path: path.to_path_buf(),

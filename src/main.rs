@@ -353,9 +353,35 @@ fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
         args.line.eol,
         &mut records,
         &mut PrintWatcher,
+        interrupts()?,
     )?;
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        println!("argus: shut down after {} game(s)", games.len());
+        return Ok(ExitCode::from(130));
+    }
     println!("argus: match over, {} game(s)", games.len());
     Ok(ExitCode::SUCCESS)
+}
+
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A channel that receives once when the user interrupts (Ctrl-C) or a service manager
+/// asks the process to stop (SIGTERM). A second interrupt exits at once; the journal is
+/// already on disk.
+fn interrupts() -> Result<crossbeam_channel::Receiver<()>> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    ctrlc::set_handler(move || {
+        if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("argus: interrupted again, exiting now");
+            std::process::exit(130);
+        }
+        eprintln!(
+            "argus: interrupted: ending the game in progress and disconnecting (again to quit now)"
+        );
+        let _ = tx.try_send(());
+    })
+    .context("cannot install the interrupt handler")?;
+    Ok(rx)
 }
 
 fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
@@ -449,7 +475,14 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         "argus demo: two random movers over pty pairs, {} game(s) at 120+1",
         args.games
     );
-    let games = mediator::run(referee, lines, Eol::Lf, &mut records, &mut PrintWatcher)?;
+    let games = mediator::run(
+        referee,
+        lines,
+        Eol::Lf,
+        &mut records,
+        &mut PrintWatcher,
+        interrupts()?,
+    )?;
     for client in clients {
         match client.join() {
             Ok(Ok(_)) => {}

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{at, never, select};
+use crossbeam_channel::{Receiver, at, never, select};
 
 use crate::core::{GameReport, Input, Notice, Output, Port, Referee};
 use crate::journal::{Event, Journal, JournalError, micros};
@@ -126,7 +126,9 @@ fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
 }
 
 /// Runs the match: starts both lines' threads and drives the referee until the match is
-/// over. Returns the finished games.
+/// over. A message (or a hang-up) on `stop` asks the referee to shut down: the game in
+/// progress ends unterminated and both players get `disconnect`. Returns the finished
+/// games.
 ///
 /// # Errors
 ///
@@ -138,7 +140,9 @@ pub fn run(
     eol: Eol,
     records: &mut Records,
     watcher: &mut dyn Watcher,
+    stop: Receiver<()>,
 ) -> Result<Vec<GameReport>, MediatorError> {
+    let mut stop = stop;
     let epoch = Instant::now();
     let stamp = |i: Instant| {
         let d = i.saturating_duration_since(epoch);
@@ -255,6 +259,12 @@ pub fn run(
                 if let Some((input, extra)) = handle_event(ev) {
                     feed(&mut referee, input, extra, records, &mut games, &mut over)?;
                 }
+            }
+            recv(stop) -> _ => {
+                stop = never();
+                let now = stamp(Instant::now());
+                log::warn!("shutting down: the game in progress ends unterminated");
+                feed(&mut referee, Input::Shutdown { at: now }, None, records, &mut games, &mut over)?;
             }
             recv(timer) -> _ => {
                 // Lines already stamped come first: a reply that arrived before the

@@ -314,3 +314,52 @@ fn the_built_in_client_plays_a_whole_match_through_the_referee() {
     assert_eq!(tag(&pgn, "White").as_deref(), Some("argus random mover"));
     check_pgn_with_pgn_reader(&pgn, 2);
 }
+
+#[test]
+fn a_stopped_referee_records_the_game_unterminated_and_disconnects() {
+    let (mut m, respond) = Match::start(&[]);
+    let _ = m.play(respond, true, &["e4", "e5"]).unwrap();
+    // A service manager's stop (SIGTERM) while White is thinking.
+    let pid = i32::try_from(m.referee.child.id()).unwrap();
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    for peer in [&mut m.a, &mut m.b] {
+        let inform = peer.expect("inform");
+        assert_eq!(result_of(&inform).as_deref(), Some("*"));
+        peer.expect("conclude");
+        peer.expect("disconnect");
+    }
+    assert_eq!(m.referee.wait(Duration::from_secs(10)), 130);
+    let pgn = m.referee.pgn_text();
+    assert_eq!(tag(&pgn, "Result").as_deref(), Some("*"));
+    assert_eq!(tag(&pgn, "Termination").as_deref(), Some("unterminated"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("replayed.pgn");
+    let status = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("replay")
+        .arg(&m.referee.journal)
+        .arg("--pgn")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), pgn);
+}
+
+#[test]
+fn an_existing_journal_is_never_overwritten() {
+    let a = Peer::new();
+    let b = Peer::new();
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("old.jsonl");
+    std::fs::write(&journal, "precious\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["serial", &a.path, &b.path, "--journal"])
+        .arg(&journal)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("old.jsonl"), "{err}");
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), "precious\n");
+}

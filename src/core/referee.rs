@@ -140,6 +140,11 @@ pub enum Input {
         /// When it was reopened.
         at: Duration,
     },
+    /// The referee is asked to stop (an interrupt, a service manager's stop).
+    Shutdown {
+        /// When.
+        at: Duration,
+    },
 }
 
 impl Input {
@@ -150,7 +155,8 @@ impl Input {
             | Input::Drained { at, .. }
             | Input::Timeout { at }
             | Input::PortLost { at, .. }
-            | Input::PortBack { at, .. } => at,
+            | Input::PortBack { at, .. }
+            | Input::Shutdown { at } => at,
         }
     }
 }
@@ -440,6 +446,8 @@ pub struct Referee {
     /// Replies that arrived before the drain of the respond they answer was reported,
     /// with their stamps: they are judged once the clock has started.
     early: Vec<(Port, Duration, Record)>,
+    /// Set once the referee has been asked to stop.
+    shutting_down: bool,
     out: VecDeque<Output>,
 }
 
@@ -479,6 +487,7 @@ impl Referee {
             current: None,
             pending: Default::default(),
             early: Vec::new(),
+            shutting_down: false,
             out: VecDeque::new(),
         })
     }
@@ -516,6 +525,7 @@ impl Referee {
                 self.judge_early_replies(port);
             }
             Input::PortBack { port, .. } => self.notice(Notice::PortBack { port }),
+            Input::Shutdown { .. } => self.shut_down(),
         }
     }
 
@@ -741,16 +751,11 @@ impl Referee {
         match kind {
             WaitKind::Reset => self.begin_play(),
             WaitKind::Conclude => {
-                if self.started < self.cfg.games {
+                if self.started < self.cfg.games && !self.shutting_down {
                     self.phase = Phase::SignOn;
                     self.maybe_start();
                 } else {
-                    let pos = self
-                        .current
-                        .as_ref()
-                        .map_or_else(Chess::default, |c| c.game.position().clone());
-                    self.send_both(&record(&pos, "disconnect"), Tx::Disconnect);
-                    self.wait(WaitKind::Disconnect);
+                    self.disconnect();
                 }
             }
             WaitKind::Disconnect => {
@@ -758,6 +763,37 @@ impl Referee {
                 self.out.push_back(Output::MatchOver);
             }
         }
+    }
+
+    fn disconnect(&mut self) {
+        let pos = self
+            .current
+            .as_ref()
+            .map_or_else(Chess::default, |c| c.game.position().clone());
+        self.send_both(&record(&pos, "disconnect"), Tx::Disconnect);
+        self.wait(WaitKind::Disconnect);
+    }
+
+    /// The referee is asked to stop: a game in progress ends unterminated (Result `*`),
+    /// its players get `inform` and `conclude`, and after the conclude delay both get
+    /// `disconnect`.
+    fn shut_down(&mut self) {
+        if self.shutting_down || self.phase == Phase::Done {
+            return;
+        }
+        self.shutting_down = true;
+        self.early.clear();
+        if Port::BOTH.iter().any(|&p| self.in_game(p)) {
+            self.finish(Finish::new(
+                GameResult::Unknown,
+                Termination::Unterminated,
+                "The referee was shut down",
+            ));
+        } else if self.phase == Phase::SignOn {
+            self.disconnect();
+        }
+        // Waiting for a conclude delay: it ends in disconnect. Waiting for disconnect:
+        // nothing more to do.
     }
 
     fn maybe_start(&mut self) {
