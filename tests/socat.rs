@@ -106,3 +106,53 @@ fn a_match_through_socat_null_modems_with_argus_clients() {
     assert!(replay.success());
     assert_eq!(std::fs::read_to_string(p("replayed.pgn")).unwrap(), text);
 }
+
+#[test]
+#[ignore = "needs socat"]
+fn a_vanished_line_is_reopened_by_path_and_what_was_owed_is_delivered() {
+    use common::*;
+    let dir = tempfile::tempdir().unwrap();
+    let (ref_a, player_a) = (dir.path().join("ref-a"), dir.path().join("player-a"));
+    let cable = null_modem(&ref_a, &player_a);
+    let a = Peer::on_device(&player_a, &ref_a);
+    let b = Peer::new();
+    let referee = Referee::start(&a, &b, &["--tc", "60"]);
+    let mut m = Match { a, b, referee };
+    m.a.sign_on("Alpha");
+    m.b.sign_on("Beta");
+    m.begin_game();
+    let respond = m.a.expect("respond");
+    let respond = m.play(respond, true, &["e4"]).unwrap();
+    // The cable is pulled: both of its ptys vanish.
+    drop(cable);
+    let _ = std::fs::remove_file(&ref_a);
+    let _ = std::fs::remove_file(&player_a);
+    std::thread::sleep(Duration::from_millis(300));
+    // Black moves while White's line is down: the respond to White is owed.
+    m.b.send(&reply(&respond, "sm e5;"));
+    std::thread::sleep(Duration::from_millis(700));
+    // The cable is plugged back in, under the same names.
+    let _cable = null_modem(&ref_a, &player_a);
+    m.a = Peer::on_device(&player_a, &ref_a);
+    let respond = m.a.expect("respond");
+    assert_eq!(
+        respond.operands("sm").unwrap()[0].as_move_text(),
+        Some("e5")
+    );
+    m.a.send(&reply(&respond, "sm Nf3;"));
+    let respond = m.b.expect("respond");
+    m.b.send(&reply(&respond, "resign;"));
+    let pgn = m.finish("1-0");
+    assert!(pgn.contains("2. Nf3"), "{pgn}");
+    let journal = std::fs::read_to_string(&m.referee.journal).unwrap();
+    assert!(journal.contains(r#""ev":"lost","t""#), "{journal}");
+    assert!(journal.contains(r#""ev":"back""#), "{journal}");
+    // White's clock ran while its line was down: its charge for Nf3 covers the outage.
+    let comment = pgn.split("Nf3 {").nth(1).unwrap();
+    let emt = comment.split("[%emt 0:00:").nth(1).unwrap();
+    let secs: f64 = emt[..6].parse().unwrap();
+    assert!(
+        secs >= 0.7,
+        "White was charged {secs} s for a move made after a 0.7 s outage"
+    );
+}

@@ -395,6 +395,8 @@ enum Phase {
 struct Player {
     signed_on: bool,
     tcsi_name: Option<String>,
+    /// The player's line is lost: what is sent to it waits, its clock does not.
+    line_down: bool,
 }
 
 /// The game being played (or just finished).
@@ -512,6 +514,7 @@ impl Referee {
             Input::Drained { port, at } => self.on_drained(port, at),
             Input::Timeout { .. } => {}
             Input::PortLost { port, at } => {
+                self.players[port.index()].line_down = true;
                 self.notice(Notice::PortLost { port });
                 // A lost line stops nobody's clock: if the respond to the side to move
                 // could not drain, its clock starts now.
@@ -524,7 +527,10 @@ impl Referee {
                 }
                 self.judge_early_replies(port);
             }
-            Input::PortBack { port, .. } => self.notice(Notice::PortBack { port }),
+            Input::PortBack { port, .. } => {
+                self.players[port.index()].line_down = false;
+                self.notice(Notice::PortBack { port });
+            }
             Input::Shutdown { .. } => self.shut_down(),
         }
     }
@@ -583,6 +589,16 @@ impl Referee {
     }
 
     fn send(&mut self, port: Port, record: &Record, tx: Tx) {
+        if tx == Tx::Respond && self.players[port.index()].line_down {
+            // The respond cannot drain while the line is down; the clock runs anyway.
+            let now = self.now;
+            if let Some(cur) = self.playing_mut()
+                && cur.to_move_port() == port
+                && cur.clock_started.is_none()
+            {
+                cur.clock_started = Some(now);
+            }
+        }
         self.pending[port.index()].push_back(tx);
         self.out.push_back(Output::Send {
             port,

@@ -21,7 +21,7 @@ pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 pub struct Peer {
     pub master: TTYPort,
     /// Held open so that the master never sees a hang-up before the referee opens it.
-    pub slave: TTYPort,
+    pub slave: Option<TTYPort>,
     pub path: String,
     splitter: LineSplitter,
     queue: std::collections::VecDeque<(Instant, String)>,
@@ -37,8 +37,26 @@ impl Peer {
         let path = slave.name().expect("the slave has a path");
         Peer {
             master,
-            slave,
+            slave: Some(slave),
             path,
+            splitter: LineSplitter::new(),
+            queue: Default::default(),
+            log: Vec::new(),
+            eol: "\n",
+        }
+    }
+
+    /// A player on the device at `device` (one end of a socat null modem, say) whose
+    /// other end, `referee_path`, the referee opens.
+    pub fn on_device(device: &Path, referee_path: &Path) -> Peer {
+        let mut port = serialport::new(device.to_string_lossy(), 9600)
+            .open_native()
+            .unwrap_or_else(|e| panic!("open {}: {e}", device.display()));
+        port.set_timeout(Duration::from_millis(20)).unwrap();
+        Peer {
+            master: port,
+            slave: None,
+            path: referee_path.to_string_lossy().into_owned(),
             splitter: LineSplitter::new(),
             queue: Default::default(),
             log: Vec::new(),
