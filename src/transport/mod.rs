@@ -186,7 +186,7 @@ fn report(events: &Sender<PortEvent>, port: Port, event: LinkEvent) {
 
 fn mark_down(down: &AtomicBool, events: &Sender<PortEvent>, port: Port, error: &io::Error) {
     if !down.swap(true, Ordering::SeqCst) {
-        log::warn!("port {port}: line lost: {error}");
+        log::info!("port {port}: line lost: {error}");
         report(
             events,
             port,
