@@ -27,10 +27,12 @@
 //!   [`Record::from_ascii`], behind [`black_box`]; then each kind alone, a quarter of a
 //!   million times, to show which costs what.
 //!
-//! With each session comes its size and wall time, and how many move replies the referee
-//! handled before the drain of the respond they answer. On a pty the reply can overtake
-//! the writer thread's drain notice; the referee then charges the move nothing, which
-//! shows in the clock row as a negative error.
+//! With each session comes its size and wall time, and how many move replies reached
+//! the referee before the report that the respond they answer had drained. On a pty the
+//! reply can overtake the writer thread's drain notice; the referee holds such a reply
+//! until the notice and charges from the drain.
+//!
+//! The bench needs pseudo-terminals, so it runs on Unix only, like the demo.
 //!
 //! Nothing is asserted against the targets (p99 relay latency under 1 ms, p99 charge
 //! error under 2 ms, at least a million records a second): a loaded machine would make
