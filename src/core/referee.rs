@@ -526,6 +526,7 @@ impl Referee {
                     cur.clock_started = Some(at.max(now));
                 }
                 self.judge_early_replies(port);
+                self.skip_down_lines();
             }
             Input::PortBack { port, .. } => {
                 self.players[port.index()].line_down = false;
@@ -619,6 +620,7 @@ impl Referee {
             drained: [None, None],
             until,
         };
+        self.skip_down_lines();
     }
 
     // ---- records ---------------------------------------------------------------------
@@ -882,26 +884,43 @@ impl Referee {
                     Tx::Conclude => WaitKind::Conclude,
                     _ => WaitKind::Disconnect,
                 };
-                let delay = match want {
-                    WaitKind::Reset => self.cfg.reset_delay,
-                    WaitKind::Conclude => self.cfg.conclude_delay,
-                    WaitKind::Disconnect => Duration::ZERO,
-                };
-                if let Phase::Waiting {
-                    kind,
-                    drained,
-                    until,
-                } = &mut self.phase
-                    && *kind == want
-                    && drained[port.index()].is_none()
-                {
-                    drained[port.index()] = Some(at);
-                    if let [Some(a), Some(b)] = *drained {
-                        *until = Some(a.max(b) + delay);
-                    }
+                self.mark_drained(want, port, at);
+            }
+        }
+    }
+
+    /// Counts `port`'s line of a wait of `kind` as drained at `at`; when both have, the
+    /// delay starts from the later. A zero delay ends the wait at once.
+    fn mark_drained(&mut self, want: WaitKind, port: Port, at: Duration) {
+        let delay = match want {
+            WaitKind::Reset => self.cfg.reset_delay,
+            WaitKind::Conclude => self.cfg.conclude_delay,
+            WaitKind::Disconnect => Duration::ZERO,
+        };
+        if let Phase::Waiting {
+            kind,
+            drained,
+            until,
+        } = &mut self.phase
+            && *kind == want
+            && drained[port.index()].is_none()
+        {
+            drained[port.index()] = Some(at);
+            if let [Some(a), Some(b)] = *drained {
+                *until = Some(a.max(b).saturating_add(delay));
+            }
+        }
+        self.advance(self.now);
+    }
+
+    /// A line that is down cannot drain; a wait does not wait for it (the writer
+    /// delivers what it owes when the line is back).
+    fn skip_down_lines(&mut self) {
+        if let Phase::Waiting { kind, .. } = self.phase {
+            for port in Port::BOTH {
+                if self.players[port.index()].line_down {
+                    self.mark_drained(kind, port, self.now);
                 }
-                // A zero delay ends the wait now.
-                self.advance(self.now);
             }
         }
     }
@@ -909,6 +928,8 @@ impl Referee {
     fn on_line(&mut self, port: Port, at: Duration, bytes: &[u8]) {
         let rec = match Record::from_ascii(bytes) {
             Ok(rec) => rec,
+            // Empty (all-blank) lines are ignored, not noise.
+            Err(crate::epd::EpdError::Empty) => return,
             Err(e) => {
                 return self.notice(Notice::Noise {
                     port,
@@ -1073,6 +1094,14 @@ impl Referee {
             });
         }
         let color = cur.game.turn();
+        // A draw_accept with an offer pending is a draw whatever else the record holds.
+        if rec.has("draw_accept") && cur.offer == Some(!color) {
+            return self.finish(Finish::new(
+                GameResult::Draw,
+                Termination::Normal,
+                "Draw agreed",
+            ));
+        }
         if !same_position(cur.game.position(), &rec.position) {
             let what = format!("replies from a different position ({})", rec.position);
             return self.infraction(port, what);
@@ -1085,13 +1114,6 @@ impl Referee {
             ));
         }
         if rec.has("draw_accept") {
-            if cur.offer == Some(!color) {
-                return self.finish(Finish::new(
-                    GameResult::Draw,
-                    Termination::Normal,
-                    "Draw agreed",
-                ));
-            }
             return self.resend(port, "draw_accept while no draw offer is pending");
         }
         let claim = rec.has("draw_claim");
@@ -1114,6 +1136,17 @@ impl Referee {
             Err(e) => return self.infraction(port, format!("plays {e}")),
         };
         let elapsed = at.saturating_sub(cur.clock_started.unwrap_or(at));
+        if cur
+            .game
+            .clocks()
+            .remaining(color)
+            .is_some_and(|left| elapsed > left)
+        {
+            // The flag fell before the reply came (a reply judged late, once its
+            // respond's drain was reported): the move is too late.
+            let finish = cur.game.flag(color);
+            return self.finish(finish);
+        }
         let analysis = analysis_text(rec);
         let number = cur.number;
         let played = cur.game.play(m, elapsed, analysis);
@@ -1483,6 +1516,70 @@ mod tests {
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
         );
         assert!(s.reports[0].pgn.contains("[%emt 0:00:00.300]"));
+    }
+
+    #[test]
+    fn an_early_reply_after_the_flag_is_too_late() {
+        let mut s = Script::new(config("1"));
+        s.reach_first_respond();
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(5000),
+        });
+        s.input(Input::Drained {
+            port: Port::B,
+            at: ms(5000),
+        });
+        s.line(Port::A, 6500, &format!("{START} refreq reply; sm e4;"));
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(5100),
+        });
+        assert_eq!(s.reports[0].termination, Termination::TimeForfeit);
+        assert_eq!(s.reports[0].result, GameResult::BlackWins);
+    }
+
+    #[test]
+    fn accepting_a_pending_offer_is_a_draw_whatever_else_the_record_holds() {
+        let mut s = Script::new(config("60"));
+        s.reach_first_respond();
+        s.drain_all(5001);
+        s.line(
+            Port::A,
+            5500,
+            &format!("{START} refreq reply; draw_offer; sm e4;"),
+        );
+        s.drain_all(5502);
+        s.line(
+            Port::B,
+            5600,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; draw_accept; resign;",
+        );
+        assert_eq!(s.reports[0].result, GameResult::Draw);
+    }
+
+    #[test]
+    fn a_line_down_at_the_end_of_a_game_does_not_hold_the_match() {
+        let mut s = Script::new(config("60"));
+        s.reach_first_respond();
+        s.drain_all(5001);
+        s.input(Input::PortLost {
+            port: Port::B,
+            at: ms(5200),
+        });
+        s.line(Port::A, 5500, &format!("{START} refreq reply; resign;"));
+        // Only A's inform and conclude drain; B's line is down.
+        let owed: Vec<Port> = s.sent.drain(..).map(|(p, _)| p).collect();
+        for port in owed.into_iter().filter(|p| *p == Port::A) {
+            s.input(Input::Drained { port, at: ms(5600) });
+        }
+        assert_eq!(s.referee.poll_timeout(), Some(ms(10_600)));
+        s.input(Input::Timeout { at: ms(10_600) });
+        s.input(Input::Drained {
+            port: Port::A,
+            at: ms(10_601),
+        });
+        assert!(s.over, "disconnect waits for no line that is down");
     }
 
     #[test]
