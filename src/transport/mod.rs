@@ -82,6 +82,8 @@ pub struct PortEvent {
 
 /// How long a reader waits in one read before it looks at the stop flag again.
 pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
+/// How long [`Link::shutdown`] waits for a line's threads.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// How long a failed line waits between attempts to reopen it.
 pub const REOPEN_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -138,7 +140,8 @@ impl Link {
         let stop = Arc::new(AtomicBool::new(false));
         let down = Arc::new(AtomicBool::new(false));
         let (line_tx, line_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
-        let (writer_tx, writer_rx) = crossbeam_channel::unbounded::<Box<dyn Write + Send>>();
+        let (writer_tx, writer_rx) =
+            crossbeam_channel::unbounded::<Option<Box<dyn Write + Send>>>();
         let Duplex { reader, writer } = duplex;
 
         let rx = {
@@ -174,8 +177,18 @@ impl Link {
     pub fn shutdown(mut self) {
         self.lines = None;
         self.stop.store(true, Ordering::Relaxed);
+        let deadline = Instant::now() + SHUTDOWN_GRACE;
         for t in self.threads.drain(..) {
-            let _ = t.join();
+            // A writer stuck in a drain that never ends (a line held off by flow
+            // control) is left behind rather than holding the process.
+            while !t.is_finished() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(5));
+            }
+            if t.is_finished() {
+                let _ = t.join();
+            } else {
+                log::warn!("a line's thread is stuck in a write; leaving it behind");
+            }
         }
     }
 }
@@ -202,7 +215,7 @@ fn reader_loop(
     port: Port,
     mut reader: Box<dyn Read + Send>,
     mut reopen: Option<Opener>,
-    writers: Sender<Box<dyn Write + Send>>,
+    writers: Sender<Option<Box<dyn Write + Send>>>,
     events: Sender<PortEvent>,
     stop: &AtomicBool,
     down: &AtomicBool,
@@ -232,6 +245,11 @@ fn reader_loop(
         };
         let Some(error) = failure else { continue };
         mark_down(down, &events, port, &error);
+        // Let go of the failed line, reader and writer both: serialport opens ports
+        // exclusively (TIOCEXCL and flock), so the device could not be opened again by
+        // path while an old handle to it is still open.
+        drop(std::mem::replace(&mut reader, Box::new(io::empty())));
+        let _ = writers.send(None);
         let Some(open) = reopen.as_mut() else {
             // Nothing to reopen: the line stays down.
             while !stop.load(Ordering::Relaxed) {
@@ -248,7 +266,7 @@ fn reader_loop(
                 Ok(duplex) => {
                     reader = duplex.reader;
                     splitter = LineSplitter::new();
-                    let _ = writers.send(duplex.writer);
+                    let _ = writers.send(Some(duplex.writer));
                     down.store(false, Ordering::SeqCst);
                     log::info!("port {port}: line back");
                     report(&events, port, LinkEvent::Back { at: Instant::now() });
@@ -265,26 +283,39 @@ fn writer_loop(
     port: Port,
     writer: Box<dyn Write + Send>,
     lines: Receiver<Vec<u8>>,
-    writers: Receiver<Box<dyn Write + Send>>,
+    writers: Receiver<Option<Box<dyn Write + Send>>>,
     eol: &'static [u8],
     events: Sender<PortEvent>,
     stop: &AtomicBool,
     down: &AtomicBool,
 ) {
     let mut writer = Some(writer);
-    for mut line in lines {
+    loop {
+        // The reader hands over a new writer after a reopen, or `None` to let go of a
+        // failed line; between lines both are taken at once.
+        let mut line = crossbeam_channel::select! {
+            recv(writers) -> w => {
+                if let Ok(w) = w {
+                    writer = w;
+                }
+                continue;
+            }
+            recv(lines) -> line => match line {
+                Ok(line) => line,
+                Err(_) => return,
+            },
+        };
         line.extend_from_slice(eol);
         loop {
-            // A newer writer (after a reopen) replaces the current one.
             while let Ok(w) = writers.try_recv() {
-                writer = Some(w);
+                writer = w;
             }
             let Some(w) = writer.as_mut() else {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
                 if let Ok(w) = writers.recv_timeout(READ_TIMEOUT) {
-                    writer = Some(w);
+                    writer = w;
                 }
                 continue;
             };
