@@ -108,6 +108,9 @@ pub enum Event {
         termination: String,
         /// Why.
         reason: String,
+        /// The game in PGN, as written to the PGN file.
+        #[serde(default)]
+        pgn: String,
     },
     /// The session ended cleanly.
     End {
@@ -377,6 +380,7 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
         divergence: None,
     };
     let mut owed: std::collections::VecDeque<(Port, String)> = Default::default();
+    let mut games: std::collections::VecDeque<String> = Default::default();
     let mut ended = false;
     for (line, event) in events.iter().skip(1) {
         let diverge = |what: String| Some(Divergence { line: *line, what });
@@ -392,7 +396,10 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
             while let Some(output) = referee.poll_output() {
                 match output {
                     Output::Send { port, line } => owed.push_back((port, line)),
-                    Output::GameOver(report) => out.pgn.push_str(&report.pgn),
+                    Output::GameOver(report) => {
+                        out.pgn.push_str(&report.pgn);
+                        games.push_back(report.pgn);
+                    }
                     Output::Notice(_) | Output::MatchOver => {}
                 }
             }
@@ -408,6 +415,22 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
                 None => {
                     out.divergence = diverge(format!(
                         "the session sent {text:?} on port {port}, the replay sends nothing"
+                    ));
+                    return Ok(out);
+                }
+            }
+        } else if let Event::GameOver { game, pgn, .. } = event {
+            match games.pop_front() {
+                Some(replayed) if replayed == *pgn => {}
+                Some(replayed) => {
+                    out.divergence = diverge(format!(
+                        "game {game}'s record differs: the session wrote {pgn:?}, the replay writes {replayed:?}"
+                    ));
+                    return Ok(out);
+                }
+                None => {
+                    out.divergence = diverge(format!(
+                        "the session finished game {game}, the replay did not"
                     ));
                     return Ok(out);
                 }

@@ -181,12 +181,18 @@ struct ReplayArgs {
     pgn: Option<PathBuf>,
 }
 
+/// The longest reset or conclude delay accepted.
+const MAX_DELAY_SECS: f64 = 86_400.0;
+
 fn parse_secs(text: &str) -> Result<Duration, String> {
     let secs: f64 = text
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("{text:?} is not a number of seconds >= 0"));
+    }
+    if secs > MAX_DELAY_SECS {
+        return Err(format!("{text:?} is more than a day ({MAX_DELAY_SECS} s)"));
     }
     Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
 }
@@ -206,10 +212,19 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // One line that names the culprit.
+            // One line that names the culprit. For a missing argument clap puts the
+            // culprit on the second line; join them.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{first}");
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("error: bad arguments");
+            if e.kind() == ErrorKind::MissingRequiredArgument {
+                let missing: Vec<&str> = lines
+                    .take_while(|l| l.starts_with('<') || l.starts_with("--"))
+                    .collect();
+                eprintln!("{first} {}", missing.join(" "));
+            } else {
+                eprintln!("{first}");
+            }
             return ExitCode::from(2);
         }
     };
@@ -272,7 +287,7 @@ fn read_openings(path: &Path) -> Result<Vec<String>> {
             .position(shakmaty::CastlingMode::Standard)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .with_context(where_)?;
-        let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
+        let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Always);
         fens.push(fen.to_string());
     }
     if fens.is_empty() {
@@ -324,6 +339,8 @@ fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
             reopen: Some(Box::new(move || serial::open(&path2, &settings2))),
         });
     }
+    // A PGN file that cannot be written is found now, not when the first game ends.
+    mediator::append_pgn(&args.pgn, "")?;
     let journal_path = args
         .journal
         .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl")));
@@ -408,15 +425,15 @@ fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
 #[cfg(unix)]
 fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     use argus::transport::pty;
-    let journal_path = args.pgn.with_extension("jsonl");
-    for path in [&args.pgn, &journal_path] {
-        match fs::remove_file(path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot replace {}", path.display())),
-        }
-    }
-    let (date, _) = today();
+    // The demo appends its games to the PGN file and writes a journal of its own, next
+    // to it; it never replaces a file.
+    let (date, stamp) = today();
+    let stem = args
+        .pgn
+        .file_stem()
+        .map_or_else(|| "argus-demo".into(), |s| s.to_string_lossy().into_owned());
+    let journal_path = args.pgn.with_file_name(format!("{stem}-{stamp}.jsonl"));
+    mediator::append_pgn(&args.pgn, "")?;
     let config = MatchConfig {
         event: "argus demo".into(),
         site: "pty pairs".into(),

@@ -111,7 +111,12 @@ pub struct Records {
     pub pgn: PathBuf,
 }
 
-fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
+/// Appends `text` to the PGN file at `path`, creating it if need be.
+///
+/// # Errors
+///
+/// Returns [`MediatorError::Pgn`] naming the file when it cannot be written.
+pub fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
     let err = |source| MediatorError::Pgn {
         path: path.to_path_buf(),
         source,
@@ -193,8 +198,13 @@ pub fn run(
                         result: report.result.to_string(),
                         termination: report.termination.to_string(),
                         reason: report.reason.clone(),
+                        pgn: report.pgn.clone(),
                     })?;
-                    append_pgn(&records.pgn, &report.pgn)?;
+                    // The journal holds the game too: a PGN file that fails mid-match
+                    // loses nothing and stops nobody.
+                    if let Err(e) = append_pgn(&records.pgn, &report.pgn) {
+                        log::error!("{e}; the game is in the journal");
+                    }
                     watcher.game_over(&report);
                     games.push(report);
                 }
@@ -245,7 +255,7 @@ pub fn run(
 
     while !over {
         let timer = match referee.poll_timeout() {
-            Some(due) => at(epoch + due),
+            Some(due) => epoch.checked_add(due).map_or_else(never, at),
             None => never(),
         };
         select! {

@@ -219,6 +219,31 @@ fn replay_reproduces_the_pgn_byte_for_byte_and_a_tampered_journal_fails() {
     assert_eq!(output.status.code(), Some(1));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("diverges"), "{err}");
+
+    // Make White's Ba4 arrive a quarter of a second later: every line sent is the same,
+    // but the clock record is not, and replay must say so.
+    let retimed: Vec<String> = journal
+        .lines()
+        .map(|line| {
+            let mut ev: serde_json::Value = serde_json::from_str(line).unwrap();
+            if ev["ev"] == "rx" && ev["text"].as_str().is_some_and(|t| t.contains("sm Ba4;")) {
+                ev["t"] = (ev["t"].as_u64().unwrap() + 250_000).into();
+            }
+            ev.to_string()
+        })
+        .collect();
+    let bad = dir.path().join("retimed.jsonl");
+    std::fs::write(&bad, retimed.join("\n") + "\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("replay")
+        .arg(&bad)
+        .arg("--pgn")
+        .arg(dir.path().join("retimed.pgn"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("record differs"), "{err}");
 }
 
 #[test]
@@ -241,6 +266,13 @@ fn bad_arguments_and_missing_ports_are_one_line_errors() {
     assert_eq!(code, Some(2));
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--parity"), "{err}");
+    let (code, err) = run(&["serial", "/dev/ttyS0"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("<PORT_B>"), "{err}");
+    let (code, err) = run(&["serial", "a", "b", "--reset-delay", "1e19"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--reset-delay"), "{err}");
     let (code, err) = run(&["serial", "a", "b", "--tc", "40/"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("40/"), "{err}");

@@ -658,7 +658,7 @@ impl Referee {
             tags.push(("SetUp".into(), "1".into()));
             tags.push((
                 "FEN".into(),
-                Fen::from_position(cur.game.start(), EnPassantMode::Legal).to_string(),
+                Fen::from_position(cur.game.start(), EnPassantMode::Always).to_string(),
             ));
         }
         tags
