@@ -287,6 +287,9 @@ fn read_openings(path: &Path) -> Result<Vec<String>> {
             .position(shakmaty::CastlingMode::Standard)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .with_context(where_)?;
+        if shakmaty::Position::is_game_over(&pos) {
+            bail!("{}: the position is already over (no legal move)", where_());
+        }
         let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Always);
         fens.push(fen.to_string());
     }

@@ -234,6 +234,19 @@ fn an_unreadable_move_loses() {
 }
 
 #[test]
+fn a_move_in_no_known_notation_is_unreadable_and_loses() {
+    let (mut m, respond) = Match::start(&[]);
+    // Long algebraic with a hyphen is not among the accepted notations.
+    m.a.send(&reply(&respond, "sm e2-e4; Xprivate 1/2;"));
+    let pgn = m.finish("0-1");
+    assert_eq!(
+        tag(&pgn, "Termination").as_deref(),
+        Some("rules infraction")
+    );
+    assert!(pgn.contains("e2-e4"), "{pgn}");
+}
+
+#[test]
 fn a_reply_from_another_position_loses() {
     let (mut m, _respond) = Match::start(&[]);
     m.a.send("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - refreq reply; sm d4;");

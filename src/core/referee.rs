@@ -1130,8 +1130,11 @@ impl Referee {
             }
             return self.resend(port, "a reply without a move");
         };
-        let text = text.to_string();
-        let m = match resolve_move(cur.game.position(), text.trim_matches('"')) {
+        let text = text
+            .as_move_text()
+            .or(text.as_str())
+            .map_or_else(|| text.to_string(), str::to_string);
+        let m = match resolve_move(cur.game.position(), &text) {
             Ok(m) => m,
             Err(e) => return self.infraction(port, format!("plays {e}")),
         };
@@ -1240,34 +1243,44 @@ fn same_position(pos: &Chess, epd: &Epd) -> bool {
         && claimed_ep == legal_ep
 }
 
-/// The mover's analysis from a reply (`ce`, `acd`, `acs`, `acn`), in the form engine
-/// testers read in PGN comments: `+0.35/12 1.2s`.
+/// The mover's analysis from a reply, in the form engine testers read in PGN comments:
+/// the score and depth (`ce`, `acd`) as `+0.35/12`, the time (`acs`) as `1s`, the
+/// nodes (`acn`) as `15400n`, then `pv ...` (or `pm ...`) and the `c0` comment.
 fn analysis_text(rec: &Record) -> Option<String> {
-    let int = |op: &str| {
-        rec.operands(op)
-            .and_then(|o| o.first())
-            .and_then(Operand::as_integer)
-    };
-    let mut text = String::new();
+    let first = |op: &str| rec.operands(op).and_then(|o| o.first());
+    let int = |op: &str| first(op).and_then(Operand::as_integer);
+    let mut parts: Vec<String> = Vec::new();
     if let Some(ce) = int("ce") {
-        if ce > 32000 {
-            text.push_str(&format!("+M{}", (32767 - ce + 1) / 2));
+        let mut score = if ce > 32000 {
+            format!("+M{}", (32767 - ce + 1) / 2)
         } else if ce < -32000 {
-            text.push_str(&format!("-M{}", (32767 + ce) / 2));
+            format!("-M{}", (32767 + ce) / 2)
         } else {
-            text.push_str(&format!("{:+.2}", ce as f64 / 100.0));
-        }
+            format!("{:+.2}", ce as f64 / 100.0)
+        };
         if let Some(depth) = int("acd") {
-            text.push_str(&format!("/{depth}"));
+            score.push_str(&format!("/{depth}"));
         }
+        parts.push(score);
     }
     if let Some(secs) = int("acs") {
-        if !text.is_empty() {
-            text.push(' ');
-        }
-        text.push_str(&format!("{secs}s"));
+        parts.push(format!("{secs}s"));
     }
-    (!text.is_empty()).then_some(text)
+    if let Some(nodes) = int("acn") {
+        parts.push(format!("{nodes}n"));
+    }
+    let moves = |op: &str| {
+        let ops = rec.operands(op).filter(|o| !o.is_empty())?;
+        let texts: Vec<String> = ops.iter().map(Operand::to_string).collect();
+        Some(format!("{op} {}", texts.join(" ")))
+    };
+    if let Some(pv) = moves("pv").or_else(|| moves("pm")) {
+        parts.push(pv);
+    }
+    if let Some(comment) = first("c0").and_then(Operand::as_str) {
+        parts.push(comment.to_string());
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String {
@@ -1580,6 +1593,24 @@ mod tests {
             at: ms(10_601),
         });
         assert!(s.over, "disconnect waits for no line that is down");
+    }
+
+    #[test]
+    fn analysis_on_a_reply_goes_into_the_move_comment() {
+        let rec = Record::from_ascii(
+            format!(
+                "{START} refreq reply; sm e4; ce 35; acd 12; acs 1; acn 15400; pv e4 e5 Nf3; c0 \"book\";"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(
+            analysis_text(&rec).as_deref(),
+            Some("+0.35/12 1s 15400n pv e4 e5 Nf3 book")
+        );
+        let mate =
+            Record::from_ascii(format!("{START} refreq reply; ce 32762;").as_bytes()).unwrap();
+        assert_eq!(analysis_text(&mate).as_deref(), Some("+M3"));
     }
 
     #[test]

@@ -522,17 +522,13 @@ impl<'a> Reader<'a> {
         if len > MAX_STRING_LEN {
             return Err(EpdError::StringTooLong { offset, len });
         }
-        let data = self.advance(len);
-        if let Some(tab) = data.bytes().position(|b| b == b'\t') {
-            return Err(EpdError::BadByte {
-                offset: offset + 1 + tab,
-                byte: b'\t',
-            });
-        }
+        // A TAB is a blank on the line (profile section 1); inside a string it reads
+        // as a space, so that string data stays printable ASCII.
+        let data = self.advance(len).replace('\t', " ");
         // Step over the closing quote.
         self.advance(1);
         match self.rest.as_bytes().first() {
-            None | Some(b' ' | b'\t' | b';') => Ok(Operand::Str(data.to_owned())),
+            None | Some(b' ' | b'\t' | b';') => Ok(Operand::Str(data)),
             Some(_) => {
                 // Something is glued to the closing quote, as in `"a"b`; report
                 // the whole run as one operand.

@@ -48,6 +48,10 @@ pub enum Operand {
     Time(TimeOfDay),
     /// A clock reading, written `DDD:HH:MM:SS`.
     Clock(Clock),
+    /// An unquoted token of no other basetype, such as `K-e2` or `1/2`. The profile
+    /// counts a record with one as well formed: an unknown operation never spoils a
+    /// record, and a move written this way is unreadable rather than noise.
+    Token(String),
 }
 
 impl Operand {
@@ -59,11 +63,12 @@ impl Operand {
         }
     }
 
-    /// Returns the text of an operand that may name a move: an identifier (such
-    /// as `e4` or `e2e4`) or a move (such as `Nf3+` or `O-O`).
+    /// Returns the text of an unquoted operand that may name a move: an identifier
+    /// (such as `e4` or `e2e4`), a move (such as `Nf3+` or `O-O`), or a token of no
+    /// basetype (which [`crate::epd::resolve_move`] then reports as unreadable).
     pub fn as_move_text(&self) -> Option<&str> {
         match self {
-            Operand::Identifier(s) | Operand::Move(s) => Some(s),
+            Operand::Identifier(s) | Operand::Move(s) | Operand::Token(s) => Some(s),
             _ => None,
         }
     }
@@ -156,6 +161,7 @@ impl PartialEq for Operand {
             (Operand::Date(a), Operand::Date(b)) => a == b,
             (Operand::Time(a), Operand::Time(b)) => a == b,
             (Operand::Clock(a), Operand::Clock(b)) => a == b,
+            (Operand::Token(a), Operand::Token(b)) => a == b,
             _ => false,
         }
     }
@@ -171,7 +177,7 @@ impl fmt::Display for Operand {
     /// not read back; the reader and the checked constructors never make them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Operand::Identifier(s) | Operand::Move(s) => f.write_str(s),
+            Operand::Identifier(s) | Operand::Move(s) | Operand::Token(s) => f.write_str(s),
             Operand::Integer(i) => write!(f, "{i}"),
             Operand::Float(x) => {
                 // Rust's `Display` for `f64` never uses an exponent, and it prints
@@ -332,7 +338,8 @@ pub(crate) fn is_string_data(data: &[u8]) -> bool {
 ///
 /// Returns [`ClassifyError::OutOfRange`] for a token with the exact shape of a
 /// clock, time, date, integer or float whose value is out of range, and
-/// [`ClassifyError::NoFit`] for any other token that is none of the basetypes.
+/// [`ClassifyError::NoFit`] for an empty token or one holding a blank, a `;`,
+/// a double quote or a byte outside printable ASCII.
 pub(crate) fn classify(token: &str) -> Result<Operand, ClassifyError> {
     let bytes = token.as_bytes();
     match bytes.first() {
@@ -356,7 +363,15 @@ pub(crate) fn classify(token: &str) -> Result<Operand, ClassifyError> {
     if is_move_syntax(token) {
         return Ok(Operand::Move(token.to_owned()));
     }
-    Err(ClassifyError::NoFit)
+    if token
+        .bytes()
+        .any(|b| !(b'!'..=b'~').contains(&b) || b == b'"' || b == b';')
+    {
+        // A token is printable, blank-free and ends at `;`; a quote belongs to a
+        // string.
+        return Err(ClassifyError::NoFit);
+    }
+    Ok(Operand::Token(token.to_owned()))
 }
 
 /// Classifies a token as a clock, time, date, integer or float, or returns
@@ -469,9 +484,12 @@ mod tests {
         assert_eq!(c("000:00:60:00"), Err(ClassifyError::OutOfRange));
         assert_eq!(c("000:00:00:60"), Err(ClassifyError::OutOfRange));
         // Shapes that are not a clock at all fit no basetype.
-        assert_eq!(c("1000:00:00:00"), Err(ClassifyError::NoFit));
-        assert_eq!(c("00:00:00:00"), Err(ClassifyError::NoFit));
-        assert_eq!(c("000:00:00:0a"), Err(ClassifyError::NoFit));
+        assert_eq!(
+            c("1000:00:00:00"),
+            Ok(Operand::Token("1000:00:00:00".into()))
+        );
+        assert_eq!(c("00:00:00:00"), Ok(Operand::Token("00:00:00:00".into())));
+        assert_eq!(c("000:00:00:0a"), Ok(Operand::Token("000:00:00:0a".into())));
     }
 
     #[test]
@@ -510,7 +528,7 @@ mod tests {
         assert_eq!(c("24:00:00"), Err(ClassifyError::OutOfRange));
         assert_eq!(c("00:60:00"), Err(ClassifyError::OutOfRange));
         assert_eq!(c("00:00:60"), Err(ClassifyError::OutOfRange));
-        assert_eq!(c("1:00:00"), Err(ClassifyError::NoFit));
+        assert_eq!(c("1:00:00"), Ok(Operand::Token("1:00:00".into())));
         assert_eq!(TimeOfDay::new(24, 0, 0), None);
     }
 
@@ -529,7 +547,7 @@ mod tests {
         assert_eq!(c("1995.00.01"), Err(ClassifyError::OutOfRange));
         assert_eq!(c("1995.01.00"), Err(ClassifyError::OutOfRange));
         assert_eq!(c("1995.01.32"), Err(ClassifyError::OutOfRange));
-        assert_eq!(c("95.01.01"), Err(ClassifyError::NoFit));
+        assert_eq!(c("95.01.01"), Ok(Operand::Token("95.01.01".into())));
         assert_eq!(Date::new(10_000, 1, 1), None);
     }
 
@@ -545,10 +563,10 @@ mod tests {
         assert_eq!(c("9223372036854775807"), Ok(Operand::Integer(i64::MAX)));
         assert_eq!(c("-9223372036854775808"), Ok(Operand::Integer(i64::MIN)));
         assert_eq!(c("9223372036854775808"), Err(ClassifyError::OutOfRange));
-        assert_eq!(c("-"), Err(ClassifyError::NoFit));
-        assert_eq!(c("+"), Err(ClassifyError::NoFit));
-        assert_eq!(c("--1"), Err(ClassifyError::NoFit));
-        assert_eq!(c("1-"), Err(ClassifyError::NoFit));
+        assert_eq!(c("-"), Ok(Operand::Token("-".into())));
+        assert_eq!(c("+"), Ok(Operand::Token("+".into())));
+        assert_eq!(c("--1"), Ok(Operand::Token("--1".into())));
+        assert_eq!(c("1-"), Ok(Operand::Token("1-".into())));
     }
 
     #[test]
@@ -557,12 +575,12 @@ mod tests {
         assert_eq!(c("-0.5"), Ok(Operand::Float(-0.5)));
         assert_eq!(c("+1.25"), Ok(Operand::Float(1.25)));
         assert_eq!(c("2.0"), Ok(Operand::Float(2.0)));
-        assert_eq!(c("1."), Err(ClassifyError::NoFit));
-        assert_eq!(c(".5"), Err(ClassifyError::NoFit));
+        assert_eq!(c("1."), Ok(Operand::Token("1.".into())));
+        assert_eq!(c(".5"), Ok(Operand::Token(".5".into())));
         // No scientific notation: `1e5` is made of identifier characters.
         assert_eq!(c("1e5"), Ok(Operand::Identifier("1e5".into())));
-        assert_eq!(c("1.5e5"), Err(ClassifyError::NoFit));
-        assert_eq!(c("1.2.3"), Err(ClassifyError::NoFit));
+        assert_eq!(c("1.5e5"), Ok(Operand::Token("1.5e5".into())));
+        assert_eq!(c("1.2.3"), Ok(Operand::Token("1.2.3".into())));
         let huge = format!("{}.0", "9".repeat(400));
         assert_eq!(c(&huge), Err(ClassifyError::OutOfRange));
         assert_eq!(Operand::Float(2.0).to_string(), "2.0");
@@ -589,14 +607,17 @@ mod tests {
         assert_eq!(c("e2e4"), id("e2e4"));
         assert_eq!(c("_"), id("_"));
         assert_eq!(c("abcdefghijklmno"), id("abcdefghijklmno"));
-        assert_eq!(c("abcdefghijklmnop"), Err(ClassifyError::NoFit));
+        assert_eq!(
+            c("abcdefghijklmnop"),
+            Ok(Operand::Token("abcdefghijklmnop".into()))
+        );
         assert_eq!(c("Nf3+"), mv("Nf3+"));
         assert_eq!(c("O-O"), mv("O-O"));
         assert_eq!(c("0-0-0"), mv("0-0-0"));
         assert_eq!(c("e8=Q"), mv("e8=Q"));
         assert_eq!(c("exd6e.p."), mv("exd6e.p."));
         assert_eq!(c("Qxf7#"), mv("Qxf7#"));
-        assert_eq!(c("a-b"), Err(ClassifyError::NoFit));
+        assert_eq!(c("a-b"), Ok(Operand::Token("a-b".into())));
         assert_eq!(c("x\"y"), Err(ClassifyError::NoFit));
         assert_eq!(c(""), Err(ClassifyError::NoFit));
     }
