@@ -710,9 +710,9 @@ impl Referee {
         self.current.as_mut().filter(|c| c.finish.is_none())
     }
 
-    /// Whether `port`'s player is inside its game: from its `reset` to its result.
-    fn in_game(&self, port: Port) -> bool {
-        let _ = port;
+    /// Whether a game is in progress: from its `reset` to its result. Both players are
+    /// in it (the serial referee runs one pair).
+    fn game_in_progress(&self) -> bool {
         let game_phase = matches!(
             self.phase,
             Phase::Playing
@@ -801,7 +801,7 @@ impl Referee {
         }
         self.shutting_down = true;
         self.early.clear();
-        if Port::BOTH.iter().any(|&p| self.in_game(p)) {
+        if self.game_in_progress() {
             self.finish(Finish::new(
                 GameResult::Unknown,
                 Termination::Unterminated,
@@ -964,7 +964,7 @@ impl Referee {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(str::to_string);
-        if self.in_game(port) {
+        if self.game_in_progress() {
             self.notice(Notice::Resync { port });
             self.resync(port);
             return;
@@ -981,7 +981,7 @@ impl Referee {
     fn on_sign_off(&mut self, port: Port) {
         self.players[port.index()].signed_on = false;
         self.notice(Notice::SignedOff { port });
-        if self.in_game(port) {
+        if self.game_in_progress() {
             let cur = self.current.as_ref().expect("in game");
             let color = cur.color_of(port);
             self.finish(Finish::new(
