@@ -35,6 +35,15 @@ pub enum Event {
         /// The match.
         config: Box<MatchConfig>,
     },
+    /// A port was opened at the start of the session (for people; not an input).
+    Open {
+        /// Microseconds since the start.
+        t: u64,
+        /// The port.
+        port: Port,
+        /// What it is (its path).
+        path: String,
+    },
     /// A line received; `t` in microseconds since the session started. `text` when the
     /// bytes are UTF-8, else `hex`.
     Rx {

@@ -156,6 +156,11 @@ pub fn run(
     let (events_tx, events) = crossbeam_channel::unbounded::<PortEvent>();
     let mut links = Vec::with_capacity(2);
     for (line, port) in lines.into_iter().zip(Port::BOTH) {
+        records.journal.write(&Event::Open {
+            t: micros(stamp(Instant::now())),
+            port,
+            path: line.label.clone(),
+        })?;
         let link = crate::transport::Link::spawn(
             port,
             &format!("port-{port}"),
