@@ -11,12 +11,30 @@ use std::io::{self, Read, Write};
 use std::time::Duration;
 
 use shakmaty::fen::Epd;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+
+use shakmaty::san::SanPlus;
+
+use crate::core::clock::{Clocks, TimeControl};
 
 use crate::epd::{Operand, Record, resolve_move};
 use crate::mediator::Eol;
 use crate::transport::Duplex;
 use crate::transport::lines::{LineSplitter, Piece};
+
+/// The clocks as the player to move sees them, rebuilt at the adapter from the game's
+/// TimeControl (sent by the referee in `inform`) and the consumed times of `cc`, never
+/// guessed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnClocks {
+    /// Time left for White and Black.
+    pub remaining: ByColor<Duration>,
+    /// The increment each side gets after its next move.
+    pub increment: ByColor<Duration>,
+    /// Moves the side to move must make before the next period's time is added, when
+    /// the current period has a move count.
+    pub moves_to_go: Option<u32>,
+}
 
 /// What the engine is asked to decide on.
 pub struct Turn<'a> {
@@ -24,14 +42,41 @@ pub struct Turn<'a> {
     pub position: &'a Chess,
     /// The position the game (as far as the client knows it) started from.
     pub start: &'a Chess,
-    /// The moves from `start` to `position`.
+    /// The moves from `start` to `position`, so that engines see the history (and so
+    /// repetitions).
     pub moves: &'a [Move],
-    /// Time consumed by White and Black, from the referee's `cc`.
-    pub consumed: Option<[Duration; 2]>,
-    /// The game's TimeControl tag, when the referee sent one.
-    pub time_control: Option<&'a str>,
+    /// The clocks; `None` when the game is untimed or its time control is unknown.
+    pub clocks: Option<TurnClocks>,
     /// Whether the opponent offered a draw with its last move.
     pub draw_offered: bool,
+}
+
+/// A fixed search limit that replaces the clock (`argus client --limit`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Search this many nodes.
+    Nodes(u64),
+    /// Search to this depth in plies.
+    Depth(u32),
+    /// Search for this long.
+    MoveTime(Duration),
+}
+
+impl std::str::FromStr for Limit {
+    type Err = String;
+
+    /// Reads `nodes=N`, `depth=N` or `movetime=MS`.
+    fn from_str(text: &str) -> Result<Limit, String> {
+        let bad = || format!("{text:?}: expected nodes=N, depth=N or movetime=MS");
+        let (kind, value) = text.split_once('=').ok_or_else(bad)?;
+        let n: u64 = value.trim().parse().map_err(|_| bad())?;
+        match kind.trim() {
+            "nodes" if n > 0 => Ok(Limit::Nodes(n)),
+            "depth" if n > 0 => Ok(Limit::Depth(u32::try_from(n).map_err(|_| bad())?)),
+            "movetime" if n > 0 => Ok(Limit::MoveTime(Duration::from_millis(n))),
+            _ => Err(bad()),
+        }
+    }
 }
 
 /// The engine's decision.
@@ -59,25 +104,51 @@ pub enum Decision {
 /// An error of an engine.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    /// The engine failed; the client reports a fault to the referee.
+    /// The engine could not be started.
+    #[error("engine {command}: cannot start: {reason}")]
+    Start {
+        /// The command line.
+        command: String,
+        /// Why.
+        reason: String,
+    },
+    /// The engine failed: it crashed, stalled past its deadline, or answered nonsense.
+    /// The client reports a fault to the referee, restarts the engine and signs on
+    /// again.
     #[error("engine: {0}")]
     Failed(String),
 }
 
-/// Something that chooses moves.
+/// Something that chooses moves. Adapters for UCI and CECP engines, the person at the
+/// keyboard and the random mover implement it; the protocol driver [`run`] is the same
+/// for all.
 pub trait Engine {
     /// The engine's name, for `tcsi`.
     fn name(&self) -> String;
     /// A new game begins.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`EngineError`] when the engine cannot get ready.
     fn new_game(&mut self) -> Result<(), EngineError> {
         Ok(())
     }
-    /// Decide what to do on this turn.
+    /// Decides what to do on this turn. Every wait for the engine has a deadline.
     ///
     /// # Errors
     ///
     /// Returns [`EngineError`] when the engine cannot answer.
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError>;
+    /// Starts the engine afresh after a failure.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`EngineError`] when it cannot be restarted.
+    fn restart(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
+    /// The game ended with `result` (`1-0`, `0-1`, `1/2-1/2`, `*`), when known.
+    fn game_over(&mut self, _result: Option<&str>) {}
 }
 
 /// How the client presents itself.
@@ -98,6 +169,8 @@ pub struct ClientSummary {
     pub games: u32,
     /// Moves this client played.
     pub moves: u32,
+    /// Engine failures reported to the referee.
+    pub faults: u32,
 }
 
 /// An error that ends a client session.
@@ -117,13 +190,24 @@ pub enum ClientError {
         /// The port.
         address: String,
     },
+    /// The engine failed and could not be restarted.
+    #[error(transparent)]
+    Engine(EngineError),
 }
 
 struct State {
     start: Chess,
     pos: Chess,
     moves: Vec<Move>,
-    time_control: Option<String>,
+    time_control: Option<TimeControl>,
+    result: Option<String>,
+    /// The ply number (from the move numbers) of the game's start, set by `reset`.
+    first_ply: u32,
+}
+
+/// The ply number of `pos` from its move numbers: 0 at the standard start.
+fn ply(pos: &Chess) -> u32 {
+    2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black)
 }
 
 impl State {
@@ -133,6 +217,8 @@ impl State {
             pos: Chess::default(),
             moves: Vec::new(),
             time_control: None,
+            result: None,
+            first_ply: 0,
         }
     }
 
@@ -165,6 +251,72 @@ impl State {
             }
             Err(e) => log::warn!("the referee's move {text}: {e}"),
         }
+    }
+
+    /// The tags of an `inform`: the time control, and the result once it is known.
+    fn inform(&mut self, rec: &Record) {
+        let Some(ops) = rec.operands("ptp") else {
+            return;
+        };
+        for pair in ops.chunks(2) {
+            let [tag, value] = pair else { continue };
+            let value = value.as_str();
+            match tag.as_identifier() {
+                Some("TimeControl") => {
+                    self.time_control = value.and_then(|v| match v.parse() {
+                        Ok(tc) => Some(tc),
+                        Err(e) => {
+                            log::warn!("the referee's time control: {e}");
+                            None
+                        }
+                    });
+                }
+                Some("Result") => self.result = value.filter(|v| *v != "*").map(str::to_string),
+                _ => {}
+            }
+        }
+    }
+
+    /// The clocks before the side to move moves, from the time control and `cc`.
+    fn clocks(&self, rec: &Record) -> Option<TurnClocks> {
+        let tc = self.time_control.as_ref().filter(|tc| tc.is_timed())?;
+        let consumed = match rec.operands("cc")? {
+            [Operand::Clock(w), Operand::Clock(b)] => ByColor {
+                white: w.to_duration(),
+                black: b.to_duration(),
+            },
+            _ => return None,
+        };
+        // Moves made by each side since the game's start, from the move numbers (which
+        // survive a history the client had to start afresh).
+        let made = |color: Color| {
+            let plies = self.first_ply..ply(&self.pos);
+            u32::try_from(
+                plies
+                    .filter(|p| (p % 2 == 0) == (color == Color::White))
+                    .count(),
+            )
+            .unwrap_or(u32::MAX)
+        };
+        let clocks = Clocks::from_consumed(
+            tc,
+            ByColor {
+                white: made(Color::White),
+                black: made(Color::Black),
+            },
+            consumed,
+        );
+        Some(TurnClocks {
+            remaining: ByColor {
+                white: clocks.remaining(Color::White).unwrap_or_default(),
+                black: clocks.remaining(Color::Black).unwrap_or_default(),
+            },
+            increment: ByColor {
+                white: clocks.increment(Color::White),
+                black: clocks.increment(Color::Black),
+            },
+            moves_to_go: clocks.moves_to_go(self.pos.turn()),
+        })
     }
 }
 
@@ -202,11 +354,22 @@ fn write_record(w: &mut dyn Write, rec: &Record, eol: Eol) -> io::Result<()> {
     w.flush()
 }
 
+/// What the driver does after a record.
+enum Next {
+    Continue,
+    Disconnect,
+}
+
 /// Signs on and plays until the referee says `disconnect`.
+///
+/// When the engine fails (it crashes, stalls past its deadline, or answers nonsense),
+/// the client sends `refreq fault` with the reason in `c0`, restarts the engine and
+/// signs on again, so that the referee resynchronises it and the game goes on.
 ///
 /// # Errors
 ///
-/// Returns [`ClientError`] when the line fails or closes before `disconnect`.
+/// Returns [`ClientError`] when the line fails or closes before `disconnect`, or the
+/// engine cannot be restarted.
 pub fn run(
     duplex: Duplex,
     engine: &mut dyn Engine,
@@ -216,32 +379,19 @@ pub fn run(
         mut reader,
         mut writer,
     } = duplex;
-    let io_err = |source| ClientError::Io {
-        address: opts.address.clone(),
-        source,
+    let mut driver = Driver {
+        writer: writer.as_mut(),
+        engine,
+        opts,
+        state: State::new(),
+        summary: ClientSummary::default(),
     };
-    let name = opts.name.clone().unwrap_or_else(|| engine.name());
-    let mut sign_on = record(&Chess::default(), "sign_on");
-    sign_on.set(
-        "tcsi",
-        vec![
-            Operand::Str(opts.address.replace('"', "'")),
-            Operand::Str(name.replace('"', "'")),
-        ],
-    );
-    write_record(writer.as_mut(), &sign_on, opts.eol).map_err(io_err)?;
-
-    let mut state = State::new();
-    let mut summary = ClientSummary::default();
+    driver.sign_on()?;
     let mut splitter = LineSplitter::new();
     let mut buf = vec![0u8; 4096];
     loop {
         let n = match reader.read(&mut buf) {
-            Ok(0) => {
-                return Err(ClientError::HungUp {
-                    address: opts.address.clone(),
-                });
-            }
+            Ok(0) => return Err(driver.hung_up()),
             Ok(n) => n,
             Err(e)
                 if matches!(
@@ -253,12 +403,8 @@ pub fn run(
             {
                 continue;
             }
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                return Err(ClientError::HungUp {
-                    address: opts.address.clone(),
-                });
-            }
-            Err(e) => return Err(io_err(e)),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(driver.hung_up()),
+            Err(e) => return Err(driver.io_err(e)),
         };
         let mut lines = Vec::new();
         splitter.feed(&buf[..n], |p| {
@@ -267,104 +413,173 @@ pub fn run(
             }
         });
         for line in lines {
-            let rec = match Record::from_ascii(&line) {
-                Ok(rec) => rec,
-                Err(e) => {
-                    log::warn!("noise from the referee: {e}");
-                    continue;
-                }
-            };
-            match rec.refcom() {
-                Some("reset") => {
-                    state = State::new();
-                    state.sync(&rec);
-                    if let Err(e) = engine.new_game() {
-                        log::error!("{e}");
+            match Record::from_ascii(&line) {
+                Ok(rec) => {
+                    if let Next::Disconnect = driver.handle(&rec)? {
+                        return Ok(driver.summary);
                     }
                 }
-                Some("inform") => {
-                    if let Some(ops) = rec.operands("ptp") {
-                        for pair in ops.chunks(2) {
-                            if let [tag, value] = pair
-                                && tag.as_identifier() == Some("TimeControl")
-                            {
-                                state.time_control = value.as_str().map(str::to_string);
-                            }
-                        }
-                    }
-                }
-                Some("execute") => {
-                    state.sync(&rec);
-                    state.play_sm(&rec);
-                }
-                Some("respond") => {
-                    state.sync(&rec);
-                    state.play_sm(&rec);
-                    let consumed = rec.operands("cc").and_then(|ops| match ops {
-                        [Operand::Clock(w), Operand::Clock(b)] => {
-                            Some([w.to_duration(), b.to_duration()])
-                        }
-                        _ => None,
-                    });
-                    let turn = Turn {
-                        position: &state.pos,
-                        start: &state.start,
-                        moves: &state.moves,
-                        consumed,
-                        time_control: state.time_control.as_deref(),
-                        draw_offered: rec.has("draw_offer"),
-                    };
-                    let decision = engine.think(&turn);
-                    let mut reply = record(&state.pos, "reply");
-                    match decision {
-                        Ok(Decision::Move {
-                            mv,
-                            offer_draw,
-                            claim_draw,
-                            analysis,
-                        }) => {
-                            let san = shakmaty::san::SanPlus::from_move(state.pos.clone(), mv);
-                            reply.set("sm", vec![Operand::Move(san.to_string())]);
-                            if offer_draw {
-                                reply.set("draw_offer", vec![]);
-                            }
-                            if claim_draw {
-                                reply.set("draw_claim", vec![]);
-                            }
-                            for (op, operands) in analysis {
-                                reply.set(&op, operands);
-                            }
-                            state.pos.play_unchecked(mv);
-                            state.moves.push(mv);
-                            summary.moves += 1;
-                        }
-                        Ok(Decision::Resign) => reply.set("resign", vec![]),
-                        Ok(Decision::AcceptDraw) => reply.set("draw_accept", vec![]),
-                        Ok(Decision::ClaimDraw) => reply.set("draw_claim", vec![]),
-                        Err(e) => {
-                            log::error!("{e}");
-                            reply = record(&state.pos, "fault");
-                            reply.set("c0", vec![Operand::Str(e.to_string().replace('"', "'"))]);
-                        }
-                    }
-                    write_record(writer.as_mut(), &reply, opts.eol).map_err(io_err)?;
-                }
-                Some("conclude") => {
-                    summary.games += 1;
-                    log::info!("game concluded");
-                }
-                Some("fault") => {
-                    let why = rec
-                        .operands("c0")
-                        .and_then(|o| o.first())
-                        .and_then(Operand::as_str)
-                        .unwrap_or("no reason given");
-                    log::warn!("the referee reports a fault: {why}");
-                }
-                Some("disconnect") => return Ok(summary),
-                Some(other) => log::warn!("unknown refcom {other}"),
-                None => log::warn!("a record without refcom from the referee"),
+                Err(e) => log::warn!("noise from the referee: {e}"),
             }
         }
     }
+}
+
+struct Driver<'a> {
+    writer: &'a mut (dyn Write + Send),
+    engine: &'a mut dyn Engine,
+    opts: &'a ClientOptions,
+    state: State,
+    summary: ClientSummary,
+}
+
+impl Driver<'_> {
+    fn io_err(&self, source: io::Error) -> ClientError {
+        ClientError::Io {
+            address: self.opts.address.clone(),
+            source,
+        }
+    }
+
+    fn hung_up(&self) -> ClientError {
+        ClientError::HungUp {
+            address: self.opts.address.clone(),
+        }
+    }
+
+    fn send(&mut self, rec: &Record) -> Result<(), ClientError> {
+        write_record(self.writer, rec, self.opts.eol).map_err(|e| self.io_err(e))
+    }
+
+    fn sign_on(&mut self) -> Result<(), ClientError> {
+        let name = self.opts.name.clone().unwrap_or_else(|| self.engine.name());
+        let mut sign_on = record(&Chess::default(), "sign_on");
+        sign_on.set(
+            "tcsi",
+            vec![
+                Operand::Str(epd_text(&self.opts.address)),
+                Operand::Str(epd_text(&name)),
+            ],
+        );
+        self.send(&sign_on)
+    }
+
+    /// Reports the engine's failure to the referee, restarts the engine and signs on
+    /// again; the referee then resynchronises this client.
+    fn recover(&mut self, error: &EngineError) -> Result<(), ClientError> {
+        log::error!("{error}; restarting the engine");
+        let mut fault = record(&self.state.pos, "fault");
+        fault.set("c0", vec![Operand::Str(epd_text(&error.to_string()))]);
+        self.send(&fault)?;
+        self.summary.faults += 1;
+        if let Err(e) = self.engine.restart() {
+            return Err(ClientError::Engine(e));
+        }
+        self.sign_on()
+    }
+
+    fn handle(&mut self, rec: &Record) -> Result<Next, ClientError> {
+        match rec.refcom() {
+            Some("reset") => {
+                self.state = State {
+                    time_control: self.state.time_control.take(),
+                    ..State::new()
+                };
+                self.state.sync(rec);
+                self.state.first_ply = ply(&self.state.pos);
+                if let Err(e) = self.engine.new_game() {
+                    self.recover(&e)?;
+                }
+            }
+            Some("inform") => self.state.inform(rec),
+            Some("execute") => {
+                self.state.sync(rec);
+                self.state.play_sm(rec);
+            }
+            Some("respond") => {
+                self.state.sync(rec);
+                self.state.play_sm(rec);
+                self.respond(rec)?;
+            }
+            Some("conclude") => {
+                self.summary.games += 1;
+                let result = self.state.result.take();
+                self.engine.game_over(result.as_deref());
+                log::info!("game concluded: {}", result.as_deref().unwrap_or("*"));
+            }
+            Some("fault") => {
+                let why = rec
+                    .operands("c0")
+                    .and_then(|o| o.first())
+                    .and_then(Operand::as_str)
+                    .unwrap_or("no reason given");
+                log::warn!("the referee reports a fault: {why}");
+            }
+            Some("disconnect") => return Ok(Next::Disconnect),
+            Some(other) => log::warn!("unknown refcom {other}"),
+            None => log::warn!("a record without refcom from the referee"),
+        }
+        Ok(Next::Continue)
+    }
+
+    fn respond(&mut self, rec: &Record) -> Result<(), ClientError> {
+        let state = &self.state;
+        let turn = Turn {
+            position: &state.pos,
+            start: &state.start,
+            moves: &state.moves,
+            clocks: state.clocks(rec),
+            draw_offered: rec.has("draw_offer"),
+        };
+        let decision = match self.engine.think(&turn) {
+            Ok(decision) => decision,
+            Err(e) => return self.recover(&e),
+        };
+        let mut reply = record(&self.state.pos, "reply");
+        match decision {
+            Decision::Move {
+                mv,
+                offer_draw,
+                claim_draw,
+                analysis,
+            } => {
+                if !self.state.pos.is_legal(mv) {
+                    let e = EngineError::Failed(format!("an illegal move: {mv}"));
+                    return self.recover(&e);
+                }
+                let san = SanPlus::from_move(self.state.pos.clone(), mv);
+                reply.set("sm", vec![Operand::Move(san.to_string())]);
+                if offer_draw {
+                    reply.set("draw_offer", vec![]);
+                }
+                if claim_draw {
+                    reply.set("draw_claim", vec![]);
+                }
+                for (op, operands) in analysis {
+                    reply.set(&op, operands);
+                }
+                self.state.pos.play_unchecked(mv);
+                self.state.moves.push(mv);
+                self.summary.moves += 1;
+            }
+            Decision::Resign => reply.set("resign", vec![]),
+            Decision::AcceptDraw => reply.set("draw_accept", vec![]),
+            Decision::ClaimDraw => reply.set("draw_claim", vec![]),
+        }
+        self.send(&reply)
+    }
+}
+
+/// A text made fit for an EPD string operand.
+fn epd_text(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .map(|c| match c {
+            '"' => '\'',
+            ' '..='~' => c,
+            _ => '?',
+        })
+        .collect();
+    s.truncate(crate::epd::MAX_STRING_LEN);
+    s
 }

@@ -483,6 +483,58 @@ impl Clocks {
         }
     }
 
+    /// Rebuilds the clocks from what a player learns from the referee: how many moves
+    /// each side has made and how much time each has consumed (the `cc` operation).
+    /// Increments and new periods are added as the moves earned them; with an hourglass
+    /// each side holds half the sand, less what it used, plus what the opponent used.
+    pub fn from_consumed(
+        tc: &TimeControl,
+        moves: ByColor<u32>,
+        consumed: ByColor<Duration>,
+    ) -> Clocks {
+        let mut clocks = Clocks::new(tc);
+        for color in [Color::White, Color::Black] {
+            for _ in 0..moves[color] {
+                clocks.charge(color, Duration::ZERO);
+            }
+        }
+        let hourglass = matches!(tc.periods.first(), Some(Period::Hourglass { .. }));
+        for color in [Color::White, Color::Black] {
+            let gained = if hourglass {
+                consumed[!color]
+            } else {
+                Duration::ZERO
+            };
+            let side = &mut clocks.sides[color];
+            side.remaining = side
+                .remaining
+                .saturating_add(gained)
+                .saturating_sub(consumed[color]);
+            side.consumed = consumed[color];
+        }
+        clocks
+    }
+
+    /// The increment `color` gets after its next move.
+    pub fn increment(&self, color: Color) -> Duration {
+        match self.time_control.periods.get(self.sides[color].period) {
+            Some(Period::Moves { increment, .. } | Period::SuddenDeath { increment, .. }) => {
+                *increment
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// How many more moves `color` must make before the next period's time is added;
+    /// `None` in sudden death, with an hourglass, or untimed.
+    pub fn moves_to_go(&self, color: Color) -> Option<u32> {
+        let side = &self.sides[color];
+        match self.time_control.periods.get(side.period) {
+            Some(Period::Moves { moves, .. }) => Some(moves - side.moves_in_period),
+            _ => None,
+        }
+    }
+
     /// Adds `delta_ms` milliseconds to the time left for `color`, or removes them
     /// when negative (for the supervisor). The result saturates at zero. Consumed
     /// time is not changed, and in an untimed game this does nothing.
@@ -955,6 +1007,61 @@ mod tests {
             clocks.remaining(Color::White),
             Some(secs(184) - times.iter().sum::<Duration>())
         );
+    }
+
+    #[test]
+    fn clocks_rebuilt_from_consumed_time_match_the_referee_s() {
+        let tc: TimeControl = "40/5400+30:1800+30".parse().unwrap();
+        let mut referee = Clocks::new(&tc);
+        for i in 0..45u64 {
+            referee.charge(Color::White, Duration::from_millis(1000 + i));
+            referee.charge(Color::Black, Duration::from_millis(2000 + i));
+        }
+        let rebuilt = Clocks::from_consumed(
+            &tc,
+            ByColor {
+                white: 45,
+                black: 45,
+            },
+            ByColor {
+                white: referee.consumed(Color::White),
+                black: referee.consumed(Color::Black),
+            },
+        );
+        assert_eq!(
+            rebuilt.remaining(Color::White),
+            referee.remaining(Color::White)
+        );
+        assert_eq!(
+            rebuilt.remaining(Color::Black),
+            referee.remaining(Color::Black)
+        );
+        assert_eq!(
+            rebuilt.moves_to_go(Color::White),
+            None,
+            "sudden death after move 40"
+        );
+        let early = Clocks::from_consumed(&tc, ByColor { white: 5, black: 4 }, ByColor::default());
+        assert_eq!(early.moves_to_go(Color::White), Some(35));
+        assert_eq!(rebuilt.increment(Color::White), Duration::from_secs(30));
+        let glass: TimeControl = "*180".parse().unwrap();
+        let rebuilt = Clocks::from_consumed(
+            &glass,
+            ByColor { white: 3, black: 2 },
+            ByColor {
+                white: Duration::from_secs(10),
+                black: Duration::from_secs(4),
+            },
+        );
+        assert_eq!(
+            rebuilt.remaining(Color::White),
+            Some(Duration::from_secs(84))
+        );
+        assert_eq!(
+            rebuilt.remaining(Color::Black),
+            Some(Duration::from_secs(96))
+        );
+        assert_eq!(rebuilt.moves_to_go(Color::Black), None);
     }
 
     #[test]
