@@ -10,13 +10,14 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use argus::client::{self, ClientOptions, random::RandomEngine};
+use argus::client::{self, ClientOptions, Engine, Limit, human::HumanEngine, random::RandomEngine};
 use argus::core::clock::TimeControl;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee};
 use argus::epd::Record;
 use argus::journal::{self, Event, Journal};
 use argus::mediator::{self, Eol, Line, PrintWatcher, Records};
 use argus::transport::serial::{self, FlowName, ParityName, SerialSettings};
+use argus::transport::tcp;
 
 #[derive(Parser)]
 #[command(
@@ -144,22 +145,43 @@ enum IllegalArg {
 
 #[derive(Args)]
 struct ClientArgs {
-    /// The serial port to the referee.
-    port: String,
+    /// The serial port to the referee (not with --connect).
+    #[arg(required_unless_present = "connect", conflicts_with = "connect")]
+    port: Option<String>,
+    /// Connect to a referee over TCP instead of a serial port.
+    #[arg(long, value_name = "HOST:PORT")]
+    connect: Option<String>,
     #[command(flatten)]
     line: LineArgs,
-    /// The player: `random`.
-    #[arg(long, default_value = "random")]
+    /// The player: random, human, uci:COMMAND or xboard:COMMAND (COMMAND is the
+    /// engine's command line, e.g. "uci:/usr/games/stockfish").
+    #[arg(long, default_value = "random", value_name = "ENGINE")]
     engine: String,
+    /// An engine option, NAME=VALUE (UCI setoption; CECP option); repeatable.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
+    options: Vec<(String, String)>,
+    /// Search to a fixed limit instead of the clock: nodes=N, depth=N or movetime=MS.
+    #[arg(long, value_name = "LIMIT")]
+    limit: Option<Limit>,
     /// The random mover's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The name to sign on with.
+    /// The name to sign on with (default: the engine's own name).
     #[arg(long)]
     name: Option<String>,
     /// Milliseconds the random mover waits before each move.
     #[arg(long, default_value_t = 0, value_name = "N")]
     think_ms: u64,
+}
+
+fn parse_option(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: expected NAME=VALUE"))?;
+    if name.trim().is_empty() {
+        return Err(format!("{text:?}: the option has no name"));
+    }
+    Ok((name.trim().to_string(), value.trim().to_string()))
 }
 
 #[derive(Args)]
@@ -404,23 +426,55 @@ fn interrupts() -> Result<crossbeam_channel::Receiver<()>> {
     Ok(rx)
 }
 
+/// The player named by `--engine`.
+fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {
+    let spec = args.engine.as_str();
+    let (kind, command) = spec.split_once(':').unwrap_or((spec, ""));
+    let command = command.trim();
+    if matches!(kind, "uci" | "xboard") && command.is_empty() {
+        bail!("--engine {spec}: give the engine's command line after the colon");
+    }
+    Ok(match kind {
+        "random" => Box::new(RandomEngine::new(
+            args.seed,
+            Duration::from_millis(args.think_ms),
+        )),
+        "human" => Box::new(HumanEngine::new(
+            args.name.as_deref().unwrap_or("Human"),
+            Box::new(io::BufReader::new(io::stdin())),
+            Box::new(io::stdout()),
+        )),
+        other => {
+            bail!("--engine {other:?}: not an engine (random, human, uci:COMMAND, xboard:COMMAND)")
+        }
+    })
+}
+
 fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
-    let mut engine = match args.engine.as_str() {
-        "random" => RandomEngine::new(args.seed, Duration::from_millis(args.think_ms)),
-        other => bail!("unknown engine {other:?} (this version has: random)"),
+    let mut engine = make_engine(&args)?;
+    let (duplex, address) = match (&args.port, &args.connect) {
+        (_, Some(addr)) => (
+            tcp::connect(addr).with_context(|| format!("cannot connect to {addr}"))?,
+            addr.clone(),
+        ),
+        (Some(port), None) => (
+            serial::open(port, &args.line.settings())
+                .with_context(|| format!("cannot open port {port}"))?,
+            port.clone(),
+        ),
+        (None, None) => bail!("give a port or --connect HOST:PORT"),
     };
-    let duplex = serial::open(&args.port, &args.line.settings())
-        .with_context(|| format!("cannot open port {}", args.port))?;
     let opts = ClientOptions {
-        name: args.name,
-        address: args.port.clone(),
+        name: args.name.clone(),
+        address,
         eol: args.line.eol,
     };
-    let summary = client::run(duplex, &mut engine, &opts)?;
+    let summary = client::run(duplex, engine.as_mut(), &opts)?;
     log::info!(
-        "disconnected after {} game(s), {} move(s)",
+        "disconnected after {} game(s), {} move(s), {} engine fault(s)",
         summary.games,
-        summary.moves
+        summary.moves,
+        summary.faults
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@
 //! move is an [`Engine`]. Today that is the built-in random mover; the adapters for UCI
 //! and CECP engines and for a person at a keyboard implement the same trait.
 
+pub mod human;
 pub mod random;
 
 use std::io::{self, Read, Write};

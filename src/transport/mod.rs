@@ -12,6 +12,7 @@ pub mod lines;
 #[cfg(unix)]
 pub mod pty;
 pub mod serial;
+pub mod tcp;
 
 use std::io::{self, Read, Write};
 use std::sync::Arc;
