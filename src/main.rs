@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use argus::client::uci::UciEngine;
 use argus::client::{self, ClientOptions, Engine, Limit, human::HumanEngine, random::RandomEngine};
 use argus::core::clock::TimeControl;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee};
@@ -444,6 +445,7 @@ fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {
             Box::new(io::BufReader::new(io::stdin())),
             Box::new(io::stdout()),
         )),
+        "uci" => Box::new(UciEngine::start(command, &args.options, args.limit)?),
         other => {
             bail!("--engine {other:?}: not an engine (random, human, uci:COMMAND, xboard:COMMAND)")
         }

@@ -5,11 +5,13 @@
 //! move is an [`Engine`]. Today that is the built-in random mover; the adapters for UCI
 //! and CECP engines and for a person at a keyboard implement the same trait.
 
+pub mod engine_process;
 pub mod human;
 pub mod random;
+pub mod uci;
 
 use std::io::{self, Read, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use shakmaty::fen::Epd;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
@@ -204,6 +206,8 @@ struct State {
     result: Option<String>,
     /// The ply number (from the move numbers) of the game's start, set by `reset`.
     first_ply: u32,
+    /// The time this client has spent on its own moves in this game, by its own watch.
+    own_used: Duration,
 }
 
 /// The ply number of `pos` from its move numbers: 0 at the standard start.
@@ -220,6 +224,7 @@ impl State {
             time_control: None,
             result: None,
             first_ply: 0,
+            own_used: Duration::ZERO,
         }
     }
 
@@ -279,15 +284,22 @@ impl State {
     }
 
     /// The clocks before the side to move moves, from the time control and `cc`.
+    ///
+    /// `cc` is truncated to whole seconds, so the player's own consumption is taken as
+    /// the larger of `cc` and what the client measured itself (from each respond's
+    /// arrival to its reply's departure): an engine is never told it has time that the
+    /// referee has already charged.
     fn clocks(&self, rec: &Record) -> Option<TurnClocks> {
         let tc = self.time_control.as_ref().filter(|tc| tc.is_timed())?;
-        let consumed = match rec.operands("cc")? {
+        let mut consumed = match rec.operands("cc")? {
             [Operand::Clock(w), Operand::Clock(b)] => ByColor {
                 white: w.to_duration(),
                 black: b.to_duration(),
             },
             _ => return None,
         };
+        let me = self.pos.turn();
+        consumed[me] = consumed[me].max(self.own_used);
         // Moves made by each side since the game's start, from the move numbers (which
         // survive a history the client had to start afresh).
         let made = |color: Color| {
@@ -407,6 +419,7 @@ pub fn run(
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(driver.hung_up()),
             Err(e) => return Err(driver.io_err(e)),
         };
+        let arrived = Instant::now();
         let mut lines = Vec::new();
         splitter.feed(&buf[..n], |p| {
             if let Piece::Line(l) = p {
@@ -416,7 +429,7 @@ pub fn run(
         for line in lines {
             match Record::from_ascii(&line) {
                 Ok(rec) => {
-                    if let Next::Disconnect = driver.handle(&rec)? {
+                    if let Next::Disconnect = driver.handle(&rec, arrived)? {
                         return Ok(driver.summary);
                     }
                 }
@@ -479,7 +492,8 @@ impl Driver<'_> {
         self.sign_on()
     }
 
-    fn handle(&mut self, rec: &Record) -> Result<Next, ClientError> {
+    /// Acts on a record that arrived at `arrived`.
+    fn handle(&mut self, rec: &Record, arrived: Instant) -> Result<Next, ClientError> {
         match rec.refcom() {
             Some("reset") => {
                 self.state = State {
@@ -501,6 +515,7 @@ impl Driver<'_> {
                 self.state.sync(rec);
                 self.state.play_sm(rec);
                 self.respond(rec)?;
+                self.state.own_used += arrived.elapsed();
             }
             Some("conclude") => {
                 self.summary.games += 1;
@@ -523,6 +538,7 @@ impl Driver<'_> {
         Ok(Next::Continue)
     }
 
+    /// Answers a respond.
     fn respond(&mut self, rec: &Record) -> Result<(), ClientError> {
         let state = &self.state;
         let turn = Turn {

@@ -1,0 +1,420 @@
+//! A chess engine as a child process that speaks in lines: the plumbing shared by the
+//! UCI and CECP adapters, with no chess in it.
+//!
+//! [`EngineProcess::spawn`] starts the engine with piped standard input and output; a
+//! reader thread turns its output into lines and hands them over a channel, so that
+//! every read ([`EngineProcess::recv`], [`EngineProcess::recv_until`]) can wait with a
+//! deadline and a stalled engine never stalls the client. The process is killed (and
+//! reaped) by [`EngineProcess::kill`] or when the value is dropped.
+//!
+//! On Unix the engine runs in a process group of its own, so that killing it also
+//! kills whatever a wrapper script started.
+//!
+//! Every failure is an [`EngineError`]: [`EngineError::Start`] when the process cannot
+//! be started, [`EngineError::Failed`] when it exits, closes its output, or does not
+//! answer by the deadline. Nothing the engine writes can make this module panic: its
+//! output is read as bytes, decoded leniently, and cut into lines of bounded length.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+
+use super::EngineError;
+
+/// The longest line kept from an engine, in bytes; a longer one is cut into pieces of
+/// this length.
+pub const MAX_LINE_LEN: usize = 64 * 1024;
+
+/// How long a read that found the output closed waits for the process to exit, so that
+/// the error can carry its exit status.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// A running engine process with line-based input and output.
+///
+/// Lines sent to the engine end with `\n`; lines read from it lose their `\n` or
+/// `\r\n`. Both directions are logged at debug level (`> line` and `< line`, prefixed
+/// with the process id).
+pub struct EngineProcess {
+    command: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Set once the process was killed or found to have exited.
+    status: Option<ExitStatus>,
+    killed: bool,
+}
+
+impl EngineProcess {
+    /// Starts `command`, split into a program and its arguments at white space, where a
+    /// double-quoted part (`"my engine" --flag`, `--opt="a b"`) keeps its spaces and
+    /// loses its quotes; there are no other escapes. The engine's standard input and
+    /// output are piped and its standard error is inherited.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`EngineError::Start`] when the command is empty, has an unmatched
+    /// double quote, or cannot be run.
+    pub fn spawn(command: &str) -> Result<EngineProcess, EngineError> {
+        let start_err = |reason: String| EngineError::Start {
+            command: command.to_string(),
+            reason,
+        };
+        let words = split_command(command).map_err(start_err)?;
+        let Some((program, args)) = words.split_first() else {
+            return Err(start_err("the command is empty".to_string()));
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn().map_err(|e| start_err(e.to_string()))?;
+        let stdin = child.stdin.take();
+        let Some(stdout) = child.stdout.take() else {
+            kill_child(&mut child);
+            return Err(start_err("no standard output".to_string()));
+        };
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let pid = child.id();
+        let spawned = std::thread::Builder::new()
+            .name(format!("engine-{pid}-reader"))
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    let limit = u64::try_from(MAX_LINE_LEN).unwrap_or(u64::MAX);
+                    match (&mut reader).take(limit).read_until(b'\n', &mut buf) {
+                        Ok(0) => break,
+                        Ok(_) => {
+                            if buf.last() == Some(&b'\n') {
+                                buf.pop();
+                            }
+                            if buf.last() == Some(&b'\r') {
+                                buf.pop();
+                            }
+                            let line = String::from_utf8_lossy(&buf).into_owned();
+                            log::debug!("engine {pid} < {line}");
+                            if tx.send(line).is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            log::warn!("engine {pid}: reading its output: {e}");
+                            break;
+                        }
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            kill_child(&mut child);
+            return Err(start_err(format!("cannot start the reader thread: {e}")));
+        }
+        log::debug!("engine {pid} started: {command}");
+        Ok(EngineProcess {
+            command: command.to_string(),
+            child,
+            stdin,
+            lines: rx,
+            status: None,
+            killed: false,
+        })
+    }
+
+    /// The command line the engine was started with.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Writes `line` and a `\n` to the engine's input and flushes it.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`EngineError::Failed`] when the engine's input is closed (it exited or
+    /// was killed) or the write fails.
+    pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
+        log::debug!("engine {} > {line}", self.child.id());
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(self.gone());
+        };
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        match stdin.write_all(&bytes).and_then(|()| stdin.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.stdin = None;
+                Err(self.gone())
+            }
+            Err(e) => Err(EngineError::Failed(format!(
+                "{}: cannot write to it: {e}",
+                self.command
+            ))),
+        }
+    }
+
+    /// Returns the engine's next line, waiting until `deadline` at most. Lines already
+    /// received are returned even after the engine exited.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`EngineError::Failed`] when no line came by the deadline (`... did not
+    /// answer within ...`) or the engine closed its output (`... exited (status)`).
+    pub fn recv(&mut self, deadline: Instant) -> Result<String, EngineError> {
+        let asked = Instant::now();
+        match self.lines.recv_deadline(deadline) {
+            Ok(line) => Ok(line),
+            Err(RecvTimeoutError::Timeout) => Err(self.timeout(asked, deadline)),
+            Err(RecvTimeoutError::Disconnected) => Err(self.gone()),
+        }
+    }
+
+    /// Returns the first line for which `pred` holds, skipping (and discarding) the
+    /// lines before it, waiting until `deadline` at most.
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::recv`].
+    pub fn recv_until(
+        &mut self,
+        deadline: Instant,
+        mut pred: impl FnMut(&str) -> bool,
+    ) -> Result<String, EngineError> {
+        let asked = Instant::now();
+        loop {
+            match self.lines.recv_deadline(deadline) {
+                Ok(line) if pred(&line) => return Ok(line),
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => return Err(self.timeout(asked, deadline)),
+                Err(RecvTimeoutError::Disconnected) => return Err(self.gone()),
+            }
+        }
+    }
+
+    /// Kills the engine and reaps it. It never blocks for long and may be called more
+    /// than once; dropping the value does the same.
+    pub fn kill(&mut self) {
+        // Closing the input first lets a well-behaved engine see end of file.
+        self.stdin = None;
+        if self.killed {
+            return;
+        }
+        self.killed = true;
+        if self.status.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.status = Some(status);
+            } else {
+                kill_child(&mut self.child);
+            }
+        }
+        log::debug!("engine {} stopped", self.child.id());
+    }
+
+    /// The error for a read asked at `asked` that found no line by `deadline`.
+    fn timeout(&self, asked: Instant, deadline: Instant) -> EngineError {
+        EngineError::Failed(format!(
+            "{} did not answer within {:.1} s",
+            self.command,
+            deadline.saturating_duration_since(asked).as_secs_f64()
+        ))
+    }
+
+    /// The error for an engine whose output is closed: its exit status when it exited
+    /// within a short grace period.
+    fn gone(&mut self) -> EngineError {
+        if self.killed {
+            return EngineError::Failed(format!("{} was stopped", self.command));
+        }
+        if self.status.is_none() {
+            let until = Instant::now() + EXIT_GRACE;
+            loop {
+                match self.child.try_wait() {
+                    Ok(Some(status)) => {
+                        self.status = Some(status);
+                        break;
+                    }
+                    Ok(None) if Instant::now() < until => {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    _ => break,
+                }
+            }
+        }
+        match self.status {
+            Some(status) => EngineError::Failed(format!("{} exited ({status})", self.command)),
+            None => EngineError::Failed(format!("{} closed its output", self.command)),
+        }
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl std::fmt::Debug for EngineProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineProcess")
+            .field("command", &self.command)
+            .field("pid", &self.child.id())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Kills `child` (with its process group on Unix) and reaps it.
+fn kill_child(child: &mut Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: `kill` has no memory-safety preconditions; the child leads its own
+        // process group (spawned with `process_group(0)`) and is not yet reaped, so
+        // the group id cannot have been reused.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    if let Err(e) = child.kill() {
+        log::debug!("engine {}: kill: {e}", child.id());
+    }
+    if let Err(e) = child.wait() {
+        log::warn!("engine {}: wait: {e}", child.id());
+    }
+}
+
+/// Splits a command line at white space, keeping double-quoted parts together.
+fn split_command(command: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    for c in command.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quoted {
+        return Err("an unmatched double quote".to_string());
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn soon(ms: u64) -> Instant {
+        Instant::now() + Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn splits_commands() {
+        assert_eq!(
+            split_command("  a  b\tc ").unwrap(),
+            vec!["a".to_string(), "b".into(), "c".into()]
+        );
+        assert_eq!(
+            split_command(r#""my engine" --opt="a b" """#).unwrap(),
+            vec!["my engine".to_string(), "--opt=a b".into(), String::new()]
+        );
+        assert!(split_command("a \"b").is_err());
+        assert!(split_command("   ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn start_errors() {
+        assert!(matches!(
+            EngineProcess::spawn(" "),
+            Err(EngineError::Start { .. })
+        ));
+        assert!(matches!(
+            EngineProcess::spawn("/nonexistent/engine --x"),
+            Err(EngineError::Start { .. })
+        ));
+    }
+
+    #[test]
+    fn echoes_lines() {
+        let mut p = EngineProcess::spawn("cat").unwrap();
+        p.send("hello").unwrap();
+        p.send("world").unwrap();
+        assert_eq!(p.recv(soon(5000)).unwrap(), "hello");
+        assert_eq!(
+            p.recv_until(soon(5000), |l| l.starts_with('w')).unwrap(),
+            "world"
+        );
+        let started = Instant::now();
+        let err = p.recv(soon(100)).unwrap_err();
+        assert!(err.to_string().contains("did not answer"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        p.kill();
+        p.kill();
+        assert!(p.send("more").is_err());
+    }
+
+    #[test]
+    fn reports_exit_after_its_last_lines() {
+        let mut p = EngineProcess::spawn(r#"sh -c "printf 'one\r\ntwo'; exit 3""#).unwrap();
+        assert_eq!(p.recv(soon(5000)).unwrap(), "one");
+        assert_eq!(p.recv(soon(5000)).unwrap(), "two");
+        let err = p.recv(soon(5000)).unwrap_err().to_string();
+        assert!(err.contains("exited") && err.contains('3'), "{err}");
+        // The process is gone: writing fails instead of hanging.
+        let mut failed = false;
+        for _ in 0..10 {
+            if p.send("x").is_err() {
+                failed = true;
+                break;
+            }
+        }
+        assert!(failed);
+    }
+
+    #[test]
+    fn survives_garbage_and_long_lines() {
+        let mut p = EngineProcess::spawn(
+            r#"sh -c "printf '\377\376 bad\n'; head -c 200000 /dev/zero | tr '\0' x; echo""#,
+        )
+        .unwrap();
+        assert!(p.recv(soon(5000)).unwrap().ends_with(" bad"));
+        let mut total = 0;
+        while total < 200_000 {
+            let line = p.recv(soon(5000)).unwrap();
+            assert!(line.len() <= MAX_LINE_LEN);
+            total += line.len();
+        }
+        assert_eq!(total, 200_000);
+    }
+
+    #[test]
+    fn kills_a_stuck_engine_without_hanging() {
+        let mut p = EngineProcess::spawn(r#"sh -c "sleep 30 & sleep 30""#).unwrap();
+        let started = Instant::now();
+        assert!(p.recv_until(soon(100), |_| true).is_err());
+        drop(p);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
