@@ -8,36 +8,11 @@ mod common;
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 use serialport::{SerialPort, TTYPort};
-
-struct Killer(Child);
-
-impl Drop for Killer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A socat null modem: two linked ptys at `one` and `two`.
-fn null_modem(one: &Path, two: &Path) -> Killer {
-    let child = Command::new("socat")
-        .arg(format!("pty,raw,echo=0,link={}", one.display()))
-        .arg(format!("pty,raw,echo=0,link={}", two.display()))
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("socat is installed");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !(one.exists() && two.exists()) {
-        assert!(Instant::now() < deadline, "socat made no ptys");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Killer(child)
-}
 
 /// A terminal: the test holds the master and types; the program gets the slave as its
 /// standard input and output.
@@ -179,4 +154,144 @@ fn a_person_plays_through_the_terminal_is_asked_again_after_an_illegal_move_and_
     assert_eq!(tag(&text, "White").as_deref(), Some("Ann"));
     assert!(text.contains("{White resigns}"), "{text}");
     terminal.wait_for("The game is over: 0-1.");
+}
+
+/// A UCI engine that is Stockfish, except that on its `n`-th search (once per
+/// `flag` file) it misbehaves as `mode` says: `crash` (exits), `stall` (never answers)
+/// or `illegal` (answers a move that is not legal).
+fn faulty_stockfish(dir: &Path, mode: &str, n: u32) -> String {
+    let script = dir.join(format!("faulty-{mode}.sh"));
+    let flag = dir.join(format!("faulty-{mode}.done"));
+    std::fs::write(
+        &script,
+        format!(
+            r#"#!/bin/bash
+coproc SF {{ /usr/games/stockfish; }}
+exec 3<&"${{SF[0]}}" 4>&"${{SF[1]}}"
+cat <&3 &
+n=0
+while IFS= read -r line; do
+  case "$line" in
+    go*)
+      n=$((n+1))
+      if [ "$n" -eq {n} ] && [ ! -e "{flag}" ]; then
+        touch "{flag}"
+        case "{mode}" in
+          crash) kill "$SF_PID"; exit 3 ;;
+          stall) continue ;;
+          illegal) echo "bestmove e1e8"; continue ;;
+        esac
+      fi ;;
+  esac
+  echo "$line" >&4
+done
+"#,
+            flag = flag.display()
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&script, perms).unwrap();
+    script.to_string_lossy().into_owned()
+}
+
+/// Runs a one-game match of the faulty engine (port A, White) against the random mover
+/// and returns the journal. The match must finish: nothing hangs.
+fn match_with_faulty_engine(mode: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let _cable_a = null_modem(&p("ref-a"), &p("player-a"));
+    let _cable_b = null_modem(&p("ref-b"), &p("player-b"));
+    let engine = format!("uci:{}", faulty_stockfish(dir.path(), mode, 3));
+    let mut referee = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("serial")
+            .arg(p("ref-a"))
+            .arg(p("ref-b"))
+            .args([
+                "--tc",
+                "60",
+                "--reset-delay",
+                "0.2",
+                "--conclude-delay",
+                "0.2",
+            ])
+            .arg("--pgn")
+            .arg(p("games.pgn"))
+            .arg("--journal")
+            .arg(p("games.jsonl"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let _a = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("client")
+            .arg(p("player-a"))
+            .args(["--engine", &engine, "--limit", "movetime=50"])
+            .spawn()
+            .unwrap(),
+    );
+    let _b = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("client")
+            .arg(p("player-b"))
+            .args(["--engine", "random", "--seed", "5"])
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let status = loop {
+        if let Some(status) = referee.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the match hung");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let pgn = std::fs::read_to_string(p("games.pgn")).unwrap();
+    check_pgn_with_pgn_reader(&pgn, 1);
+    std::fs::read_to_string(p("games.jsonl")).unwrap()
+}
+
+/// The referee received a `fault` from port A, and after it White moved again.
+fn assert_fault_then_play(journal: &str) {
+    let lines: Vec<&str> = journal.lines().collect();
+    let fault = lines
+        .iter()
+        .position(|l| {
+            l.contains(r#""ev":"rx""#) && l.contains(r#""port":"a""#) && l.contains("refreq fault")
+        })
+        .unwrap_or_else(|| panic!("no fault from port a in the journal"));
+    assert!(
+        lines[fault + 1..]
+            .iter()
+            .any(|l| l.contains(r#""port":"a""#)
+                && l.contains("refreq reply")
+                && l.contains("sm ")),
+        "White never moved again after its fault"
+    );
+}
+
+#[test]
+#[ignore = "needs socat and stockfish"]
+fn an_engine_that_crashes_is_reported_restarted_and_plays_on() {
+    let journal = match_with_faulty_engine("crash");
+    assert_fault_then_play(&journal);
+    assert!(journal.contains("exited"), "the fault names the crash");
+}
+
+#[test]
+#[ignore = "needs socat and stockfish"]
+fn an_engine_that_stops_answering_is_reported_restarted_and_plays_on() {
+    let journal = match_with_faulty_engine("stall");
+    assert_fault_then_play(&journal);
+}
+
+#[test]
+#[ignore = "needs socat and stockfish"]
+fn an_engine_that_plays_an_illegal_move_is_reported_restarted_and_plays_on() {
+    let journal = match_with_faulty_engine("illegal");
+    assert_fault_then_play(&journal);
 }

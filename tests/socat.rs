@@ -6,34 +6,10 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct Killer(Child);
-
-impl Drop for Killer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A socat null-modem: two linked ptys at `one` and `two`.
-fn null_modem(one: &Path, two: &Path) -> Killer {
-    let child = Command::new("socat")
-        .arg(format!("pty,raw,echo=0,link={}", one.display()))
-        .arg(format!("pty,raw,echo=0,link={}", two.display()))
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("socat is installed");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !(one.exists() && two.exists()) {
-        assert!(Instant::now() < deadline, "socat made no ptys");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Killer(child)
-}
+use common::{Killer, null_modem};
 
 #[test]
 #[ignore = "needs socat"]

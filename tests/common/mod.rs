@@ -438,3 +438,29 @@ pub fn check_pgn_with_pgn_reader(pgn: &str, games: usize) {
     {}
     assert_eq!(check.games, games);
 }
+
+/// A child process killed when dropped.
+pub struct Killer(pub std::process::Child);
+
+impl Drop for Killer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A socat null modem: two linked ptys at `one` and `two`, as the two ends of a cable.
+pub fn null_modem(one: &Path, two: &Path) -> Killer {
+    let child = Command::new("socat")
+        .arg(format!("pty,raw,echo=0,link={}", one.display()))
+        .arg(format!("pty,raw,echo=0,link={}", two.display()))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("socat is installed");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !(one.exists() && two.exists()) {
+        assert!(Instant::now() < deadline, "socat made no ptys");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Killer(child)
+}
