@@ -48,7 +48,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use argus::client::random::RandomEngine;
-use argus::client::{self, ClientOptions, Decision, Engine, EngineError, Turn};
+use argus::client::uci::UciEngine;
+use argus::client::{self, ClientOptions, Decision, Engine, EngineError, Limit, Turn};
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Notice, Port, Referee};
 use argus::epd::Record;
 use argus::journal::{self, Event, Journal};
@@ -72,7 +73,13 @@ const PARSE_ROUNDS: usize = 1_000_000;
 /// How many records each single-kind parsing loop reads.
 const PARSE_ROUNDS_PER_KIND: usize = 250_000;
 /// How long the whole run may take before it is declared hung.
-const WATCHDOG: Duration = Duration::from_secs(120);
+const WATCHDOG: Duration = Duration::from_secs(240);
+/// The engine of the engine-overhead session (Debian's package `stockfish`).
+const STOCKFISH: &str = "/usr/games/stockfish";
+/// Games of the engine-overhead session, Stockfish against itself.
+const ENGINE_GAMES: u32 = 4;
+/// Nodes each engine searches a move in the engine-overhead session.
+const ENGINE_NODES: u64 = 1000;
 
 /// What the sample records are, in the order of [`SAMPLE_RECORDS`].
 const SAMPLE_KINDS: [&str; 3] = ["respond", "reply + c0", "sign_on + tcsi"];
@@ -161,7 +168,75 @@ fn run() -> Result<(), BoxError> {
     println!();
     print_session("relay session", &relay);
     print_session("clock session", &charge);
+
+    println!();
+    if std::path::Path::new(STOCKFISH).exists() {
+        let engines = engine_session()?;
+        let plies = engines.moves() as f64;
+        let wall = engines.wall.as_secs_f64() * 1e3 / plies;
+        let inside: Duration = engines.players.iter().flat_map(|p| &p.thinks).sum();
+        let inside = inside.as_secs_f64() * 1e3 / plies;
+        println!(
+            "engine session: stockfish against itself at {ENGINE_NODES} nodes a move, \
+             {} games, {plies} plies in {:.2} s wall",
+            engines.games,
+            engines.wall.as_secs_f64()
+        );
+        println!(
+            "  per ply: {wall:.3} ms wall, {inside:.3} ms inside the engines (go to bestmove), \
+             {:.3} ms argus overhead ({:.1}% of the wall; target < 1 ms)",
+            wall - inside,
+            (wall - inside) / wall * 100.0
+        );
+    } else {
+        println!("engine session: skipped ({STOCKFISH} is not installed)");
+    }
     Ok(())
+}
+
+/// A UCI adapter with a watch on it: the time each `think` took, that is the engine's
+/// search from `position`/`go` to `bestmove` plus the adapter's own few microseconds.
+struct Watched {
+    engine: UciEngine,
+    thinks: Vec<Duration>,
+}
+
+impl Engine for Watched {
+    fn name(&self) -> String {
+        self.engine.name()
+    }
+
+    fn new_game(&mut self) -> Result<(), EngineError> {
+        self.engine.new_game()
+    }
+
+    fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
+        let entered = Instant::now();
+        let decision = self.engine.think(turn);
+        self.thinks.push(entered.elapsed());
+        decision
+    }
+}
+
+/// Stockfish against itself at a fixed node count, through the referee and two
+/// adapters over pty pairs.
+fn engine_session() -> Result<Session<Watched>, BoxError> {
+    let mut engines = Vec::new();
+    for _ in 0..2 {
+        let engine = UciEngine::start(STOCKFISH, &[], Some(Limit::Nodes(ENGINE_NODES)))?;
+        engines.push(Watched {
+            engine,
+            thinks: Vec::new(),
+        });
+    }
+    let engines = std::sync::Mutex::new(engines);
+    play(ENGINE_GAMES, |_| {
+        engines
+            .lock()
+            .expect("no other thread holds it")
+            .pop()
+            .expect("two engines for two ports")
+    })
 }
 
 /// A finished in-process match: its journal and its movers, handed back by their
