@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
 use argus::client::uci::UciEngine;
+use argus::client::xboard::XboardEngine;
 use argus::client::{self, ClientOptions, Engine, Limit, human::HumanEngine, random::RandomEngine};
 use argus::core::clock::TimeControl;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee};
@@ -446,6 +447,7 @@ fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {
             Box::new(io::stdout()),
         )),
         "uci" => Box::new(UciEngine::start(command, &args.options, args.limit)?),
+        "xboard" => Box::new(XboardEngine::start(command, &args.options, args.limit)?),
         other => {
             bail!("--engine {other:?}: not an engine (random, human, uci:COMMAND, xboard:COMMAND)")
         }

@@ -295,3 +295,132 @@ fn an_engine_that_plays_an_illegal_move_is_reported_restarted_and_plays_on() {
     let journal = match_with_faulty_engine("illegal");
     assert_fault_then_play(&journal);
 }
+
+/// Plays a match between two `argus client`s with the given engines through socat
+/// null modems and returns the PGN, after checking that the referee finished, that the
+/// games are legal to an outside PGN reader, and that replay reproduces them.
+fn engine_match(engine_a: &str, engine_b: &str, games: u32, tc: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let _cable_a = null_modem(&p("ref-a"), &p("player-a"));
+    let _cable_b = null_modem(&p("ref-b"), &p("player-b"));
+    let mut referee = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("serial")
+            .arg(p("ref-a"))
+            .arg(p("ref-b"))
+            .args(["--games", &games.to_string(), "--tc", tc])
+            .args(["--reset-delay", "0.2", "--conclude-delay", "0.2"])
+            .arg("--pgn")
+            .arg(p("games.pgn"))
+            .arg("--journal")
+            .arg(p("games.jsonl"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let client = |port: &str, engine: &str| {
+        Killer(
+            Command::new(env!("CARGO_BIN_EXE_argus"))
+                .arg("client")
+                .arg(p(port))
+                .args(["--engine", engine])
+                .spawn()
+                .unwrap(),
+        )
+    };
+    let mut a = client("player-a", engine_a);
+    let mut b = client("player-b", engine_b);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let status = loop {
+        if let Some(status) = referee.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the match did not finish");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success());
+    assert!(
+        a.0.wait().unwrap().success(),
+        "client a exits 0 after disconnect"
+    );
+    assert!(
+        b.0.wait().unwrap().success(),
+        "client b exits 0 after disconnect"
+    );
+    let pgn = std::fs::read_to_string(p("games.pgn")).unwrap();
+    check_pgn_with_pgn_reader(&pgn, games as usize);
+    let replayed = p("replayed.pgn");
+    let replay = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("replay")
+        .arg(p("games.jsonl"))
+        .arg("--pgn")
+        .arg(&replayed)
+        .status()
+        .unwrap();
+    assert!(replay.success());
+    assert_eq!(std::fs::read_to_string(replayed).unwrap(), pgn);
+    pgn
+}
+
+/// The PGN's games, each as its text.
+fn games_of(pgn: &str) -> Vec<&str> {
+    pgn.split("[Event ").skip(1).collect()
+}
+
+#[test]
+#[ignore = "needs socat, stockfish and fairymax"]
+fn stockfish_against_fairymax_four_games_at_10_plus_0_1() {
+    let pgn = engine_match(
+        "uci:/usr/games/stockfish",
+        "xboard:/usr/games/fairymax",
+        4,
+        "10+0.1",
+    );
+    let games = games_of(&pgn);
+    assert_eq!(games.len(), 4);
+    for (i, game) in games.iter().enumerate() {
+        let game = format!("[Event {game}");
+        let (white, black) = (tag(&game, "White").unwrap(), tag(&game, "Black").unwrap());
+        let stockfish_white = i % 2 == 0;
+        assert_eq!(
+            white.starts_with("Stockfish"),
+            stockfish_white,
+            "colours alternate: {white} - {black}"
+        );
+        assert!(black.starts_with(if stockfish_white {
+            "Fairy-Max"
+        } else {
+            "Stockfish"
+        }));
+        let result = tag(&game, "Result").unwrap();
+        assert!(
+            ["1-0", "0-1", "1/2-1/2"].contains(&result.as_str()),
+            "{game}"
+        );
+        // No time forfeits: argus gives the engines their time right.
+        assert_eq!(
+            tag(&game, "Termination").as_deref(),
+            Some("normal"),
+            "{game}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs socat and gnuchess"]
+fn gnuchess_plays_a_game_through_the_cecp_adapter() {
+    let pgn = engine_match("xboard:/usr/games/gnuchess --xboard", "random", 1, "5+0.1");
+    assert_eq!(
+        tag(&pgn, "White")
+            .as_deref()
+            .map(|w| w.to_lowercase().contains("gnu")),
+        Some(true),
+        "{pgn}"
+    );
+    assert_ne!(
+        tag(&pgn, "Termination").as_deref(),
+        Some("rules infraction"),
+        "{pgn}"
+    );
+}

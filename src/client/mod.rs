@@ -9,6 +9,7 @@ pub mod engine_process;
 pub mod human;
 pub mod random;
 pub mod uci;
+pub mod xboard;
 
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
