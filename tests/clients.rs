@@ -424,3 +424,69 @@ fn gnuchess_plays_a_game_through_the_cecp_adapter() {
         "{pgn}"
     );
 }
+
+#[test]
+fn the_client_plays_over_tcp_with_connect() {
+    use std::io::{BufRead, BufReader};
+    use std::net::TcpListener;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let mut client = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args([
+                "client",
+                "--connect",
+                &addr,
+                "--engine",
+                "random",
+                "--name",
+                "Netty",
+            ])
+            .spawn()
+            .unwrap(),
+    );
+    let (stream, _) = listener.accept().unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut lines = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    let mut line = String::new();
+    lines.read_line(&mut line).unwrap();
+    assert!(
+        line.contains("refreq sign_on;") && line.contains("\"Netty\""),
+        "{line}"
+    );
+    for record in [
+        format!("{START} refcom reset;"),
+        format!("{START} ptp TimeControl \"60\"; refcom inform;"),
+        format!("{START} cc 000:00:00:00 000:00:00:00; fmvn 1; hmvc 0; refcom respond;"),
+    ] {
+        writeln!(out, "{record}").unwrap();
+    }
+    line.clear();
+    lines.read_line(&mut line).unwrap();
+    let reply = argus::epd::Record::from_ascii(line.trim_end().as_bytes()).unwrap();
+    assert_eq!(reply.refreq(), Some("reply"), "{line}");
+    let mv = reply.operands("sm").unwrap()[0]
+        .as_move_text()
+        .unwrap()
+        .to_string();
+    assert!(
+        argus::epd::resolve_move(&shakmaty::Chess::default(), &mv).is_ok(),
+        "{line}"
+    );
+    writeln!(out, "{START} refcom disconnect;").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = client.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the client did not leave after disconnect"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+}
