@@ -220,7 +220,7 @@ impl EngineProcess {
 
     /// The error for a read asked at `asked` that found no line by `deadline`.
     fn timeout(&self, asked: Instant, deadline: Instant) -> EngineError {
-        EngineError::Failed(format!(
+        EngineError::Timeout(format!(
             "{} did not answer within {:.1} s",
             self.command,
             deadline.saturating_duration_since(asked).as_secs_f64()

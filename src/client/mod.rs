@@ -121,6 +121,10 @@ pub enum EngineError {
     /// again.
     #[error("engine: {0}")]
     Failed(String),
+    /// The engine did not answer by a deadline (a kind of failure that adapters may
+    /// first try to cure, by `stop` or `?`).
+    #[error("engine: {0}")]
+    Timeout(String),
 }
 
 /// Something that chooses moves. Adapters for UCI and CECP engines, the person at the

@@ -122,7 +122,7 @@ impl UciEngine {
                 EngineError::Start {
                     command: self.command.clone(),
                     reason: match e {
-                        EngineError::Failed(reason) => reason,
+                        EngineError::Failed(reason) | EngineError::Timeout(reason) => reason,
                         EngineError::Start { reason, .. } => reason,
                     },
                 }

@@ -317,7 +317,7 @@ impl XboardEngine {
             pings: 0,
         };
         engine.handshake().map_err(|e| match e {
-            EngineError::Failed(reason) => EngineError::Start {
+            EngineError::Failed(reason) | EngineError::Timeout(reason) => EngineError::Start {
                 command: command.to_string(),
                 reason,
             },
@@ -832,7 +832,7 @@ impl Drop for XboardEngine {
 /// Whether an error of [`EngineProcess::recv`] is a timeout (rather than an engine that
 /// is gone).
 fn is_timeout(e: &EngineError) -> bool {
-    matches!(e, EngineError::Failed(m) if m.contains("did not answer"))
+    matches!(e, EngineError::Timeout(_))
 }
 
 /// Whether `pos` is the standard starting position, which needs no `setboard`.
