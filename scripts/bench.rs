@@ -340,6 +340,9 @@ where
         argus: env!("CARGO_PKG_VERSION").to_string(),
         started: "2000-01-01T00:00:00Z".into(),
         ports: config.port_labels.clone(),
+        lines: None,
+        eol: None,
+        pgn: None,
         config: Box::new(config),
     })?;
     let mut records = Records {

@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{Input, MatchConfig, Output, Port, Referee};
+use crate::transport::serial::SerialSettings;
 
 /// The journal format's version.
 pub const VERSION: u32 = 1;
@@ -32,6 +33,15 @@ pub enum Event {
         started: String,
         /// The ports' paths, A then B.
         ports: [String; 2],
+        /// The ports' line settings, A then B, when they are serial ports.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lines: Option<[SerialSettings; 2]>,
+        /// The end of line sent: `lf` or `crlf`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        eol: Option<String>,
+        /// The PGN file the games go to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pgn: Option<PathBuf>,
         /// The match.
         config: Box<MatchConfig>,
     },
@@ -102,6 +112,16 @@ pub enum Event {
         /// The port.
         port: Port,
     },
+    /// A new referee process took over the match from this journal after the one that
+    /// wrote the lines before died. Its time axis continues from `t`, so the outage is
+    /// charged to nobody.
+    Resume {
+        /// Microseconds since the start (the dead referee's last moment).
+        t: u64,
+        /// The wall-clock moment of the restart, UTC, RFC 3339 (for people).
+        #[serde(default)]
+        wall: String,
+    },
     /// The referee was asked to stop.
     Shutdown {
         /// Microseconds since the start.
@@ -153,6 +173,7 @@ impl Event {
             },
             Event::Timer { t } => Input::Timeout { at: at(*t) },
             Event::Shutdown { t } => Input::Shutdown { at: at(*t) },
+            Event::Resume { t, .. } => Input::Resume { at: at(*t) },
             Event::Lost { t, port, .. } => Input::PortLost {
                 port: *port,
                 at: at(*t),
@@ -186,6 +207,10 @@ impl Event {
             },
             Input::Timeout { at } => Event::Timer { t: micros(*at) },
             Input::Shutdown { at } => Event::Shutdown { t: micros(*at) },
+            Input::Resume { at } => Event::Resume {
+                t: micros(*at),
+                wall: String::new(),
+            },
             Input::PortLost { port, at } => Event::Lost {
                 t: micros(*at),
                 port: *port,
@@ -257,6 +282,26 @@ pub struct Journal {
 }
 
 impl Journal {
+    /// Opens the journal at `path` to go on writing after its last line (a session that
+    /// takes over from a referee that died).
+    ///
+    /// # Errors
+    ///
+    /// Returns [`JournalError::Io`] when the file cannot be opened.
+    pub fn append(path: &Path) -> Result<Journal, JournalError> {
+        let file = File::options()
+            .append(true)
+            .open(path)
+            .map_err(|source| JournalError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Journal {
+            path: path.to_path_buf(),
+            out: BufWriter::new(file),
+        })
+    }
+
     /// Creates the journal at `path`. An existing file is never overwritten: a journal
     /// is the record of a session.
     ///
@@ -342,6 +387,92 @@ pub fn read(path: &Path) -> Result<Vec<(usize, Event)>, JournalError> {
     Ok(events)
 }
 
+/// A match rebuilt from the journal of a referee that died, ready to go on.
+pub struct Rebuilt {
+    /// The referee, fed every input the journal holds.
+    pub referee: Referee,
+    /// The last moment the journal knows of: the new session's time axis goes on from
+    /// there.
+    pub at: Duration,
+    /// The ports' paths, A then B.
+    pub ports: [String; 2],
+    /// The ports' line settings, when the journal has them.
+    pub lines: Option<[SerialSettings; 2]>,
+    /// The end of line, when the journal has it.
+    pub eol: Option<String>,
+    /// The PGN file, when the journal has it.
+    pub pgn: Option<PathBuf>,
+    /// How many events were fed.
+    pub inputs: usize,
+}
+
+/// Rebuilds the match of the journal at `path` so that a new referee can take it over.
+/// A last line cut short (the referee died while writing it) is cut off the file, so
+/// that the new session's lines follow whole ones.
+///
+/// # Errors
+///
+/// Returns a [`JournalError`] when the journal cannot be read or repaired, has no
+/// session line, or describes an unplayable match.
+pub fn rebuild(path: &Path) -> Result<Rebuilt, JournalError> {
+    let io = |source| JournalError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = std::fs::read(path).map_err(io)?;
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if whole < bytes.len() {
+        log::warn!(
+            "journal {}: cutting off its last {} bytes, a line the dead referee did not finish",
+            path.display(),
+            bytes.len() - whole
+        );
+        let file = File::options().write(true).open(path).map_err(io)?;
+        file.set_len(whole as u64).map_err(io)?;
+    }
+    let events = read(path)?;
+    let Some((
+        _,
+        Event::Session {
+            ports,
+            lines,
+            eol,
+            pgn,
+            config,
+            ..
+        },
+    )) = events.first()
+    else {
+        return Err(JournalError::NoSession {
+            path: path.to_path_buf(),
+        });
+    };
+    let mut referee =
+        Referee::new(config.as_ref().clone()).map_err(|source| JournalError::Config {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let mut at = Duration::ZERO;
+    let mut inputs = 0;
+    for (_, event) in &events {
+        if let Some(input) = event.input() {
+            at = at.max(input.at());
+            referee.handle(input);
+            inputs += 1;
+            while referee.poll_output().is_some() {}
+        }
+    }
+    Ok(Rebuilt {
+        referee,
+        at,
+        ports: ports.clone(),
+        lines: lines.clone(),
+        eol: eol.clone(),
+        pgn: pgn.clone(),
+        inputs,
+    })
+}
+
 /// Where a replay and its journal part ways.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
@@ -394,6 +525,11 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
     for (line, event) in events.iter().skip(1) {
         let diverge = |what: String| Some(Divergence { line: *line, what });
         if let Some(input) = event.input() {
+            if matches!(input, Input::Resume { .. }) {
+                // The referee died: what it would have sent after its last journaled
+                // input died with it.
+                owed.clear();
+            }
             if let Some((port, text)) = owed.front() {
                 out.divergence = diverge(format!(
                     "the replay sends {text:?} on port {port}, but the journal has an input here"

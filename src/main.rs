@@ -81,9 +81,16 @@ impl LineArgs {
 #[derive(Args)]
 struct SerialArgs {
     /// The port of player A (White in odd games).
-    port_a: String,
+    #[arg(required_unless_present_any = ["resume"])]
+    port_a: Option<String>,
     /// The port of player B (White in even games).
-    port_b: String,
+    #[arg(required_unless_present_any = ["resume"])]
+    port_b: Option<String>,
+    /// Take over the match of a referee that died, from its journal: the ports, the
+    /// match and the time are rebuilt from it, both players are resynchronised, and the
+    /// journal goes on in the same file. Ports given too replace the journal's.
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["journal", "openings"])]
+    resume: Option<PathBuf>,
     #[command(flatten)]
     line: LineArgs,
     /// The time control, in PGN TimeControl syntax (`300+5`, `40/5400+30:1800+30`).
@@ -323,11 +330,39 @@ fn read_openings(path: &Path) -> Result<Vec<String>> {
     Ok(fens)
 }
 
+/// Everything a serial session needs, from the command line, a config file or the
+/// journal of a referee that died.
+struct Plan {
+    ports: [String; 2],
+    lines: [SerialSettings; 2],
+    eol: Eol,
+    pgn: PathBuf,
+    journal: PathBuf,
+    start: Start,
+}
+
+enum Start {
+    /// A new match.
+    New(Box<MatchConfig>),
+    /// A match taken over from a journal.
+    Resume(Box<journal::Rebuilt>),
+}
+
 fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
     if !args.unattended {
         log::info!("no supervisor console yet: running unattended");
     }
-    let settings = args.line.settings();
+    let plan = match &args.resume {
+        Some(journal) => plan_resume(&args, journal)?,
+        None => plan_new(args)?,
+    };
+    run_plan(plan)
+}
+
+fn plan_new(args: SerialArgs) -> Result<Plan> {
+    let (Some(port_a), Some(port_b)) = (args.port_a.clone(), args.port_b.clone()) else {
+        bail!("give two ports (or --resume JOURNAL)");
+    };
     let openings = match &args.openings {
         Some(path) => read_openings(path)?,
         None => Vec::new(),
@@ -339,7 +374,7 @@ fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
         date,
         round: args.round,
         names: [args.name_a, args.name_b],
-        port_labels: [args.port_a.clone(), args.port_b.clone()],
+        port_labels: [port_a.clone(), port_b.clone()],
         time_control: args.tc,
         games: args.games,
         openings,
@@ -354,11 +389,54 @@ fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
             IllegalArg::Fault => IllegalRule::Fault,
         },
     };
-    let referee = Referee::new(config.clone())?;
+    let settings = args.line.settings();
+    Ok(Plan {
+        ports: [port_a, port_b],
+        lines: [settings.clone(), settings],
+        eol: args.line.eol,
+        pgn: args.pgn,
+        journal: args
+            .journal
+            .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl"))),
+        start: Start::New(Box::new(config)),
+    })
+}
+
+fn plan_resume(args: &SerialArgs, journal_path: &Path) -> Result<Plan> {
+    let rebuilt = journal::rebuild(journal_path)?;
+    let ports = [
+        args.port_a
+            .clone()
+            .unwrap_or_else(|| rebuilt.ports[0].clone()),
+        args.port_b
+            .clone()
+            .unwrap_or_else(|| rebuilt.ports[1].clone()),
+    ];
+    let lines = rebuilt.lines.clone().unwrap_or_else(|| {
+        let settings = args.line.settings();
+        [settings.clone(), settings]
+    });
+    let eol = match rebuilt.eol.as_deref() {
+        Some("crlf") => Eol::Crlf,
+        Some(_) => Eol::Lf,
+        None => args.line.eol,
+    };
+    let pgn = rebuilt.pgn.clone().unwrap_or_else(|| args.pgn.clone());
+    Ok(Plan {
+        ports,
+        lines,
+        eol,
+        pgn,
+        journal: journal_path.to_path_buf(),
+        start: Start::Resume(Box::new(rebuilt)),
+    })
+}
+
+fn run_plan(plan: Plan) -> Result<ExitCode> {
     let mut lines = Vec::with_capacity(2);
-    for path in [&args.port_a, &args.port_b] {
+    for (path, settings) in plan.ports.iter().zip(&plan.lines) {
         let duplex =
-            serial::open(path, &settings).with_context(|| format!("cannot open port {path}"))?;
+            serial::open(path, settings).with_context(|| format!("cannot open port {path}"))?;
         let (path2, settings2) = (path.clone(), settings.clone());
         lines.push(Line {
             label: path.clone(),
@@ -366,35 +444,56 @@ fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
             reopen: Some(Box::new(move || serial::open(&path2, &settings2))),
         });
     }
+    let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two ports"))?;
     // A PGN file that cannot be written is found now, not when the first game ends.
-    mediator::append_pgn(&args.pgn, "")?;
-    let journal_path = args
-        .journal
-        .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl")));
-    let mut journal = Journal::create(&journal_path)?;
-    journal.write(&Event::Session {
-        version: journal::VERSION,
-        argus: env!("CARGO_PKG_VERSION").to_string(),
-        started: rfc3339_now(),
-        ports: [args.port_a.clone(), args.port_b.clone()],
-        config: Box::new(config),
-    })?;
+    mediator::append_pgn(&plan.pgn, "")?;
+    let (referee, journal, resume_at) = match plan.start {
+        Start::New(config) => {
+            let referee = Referee::new(config.as_ref().clone())?;
+            let mut journal = Journal::create(&plan.journal)?;
+            journal.write(&Event::Session {
+                version: journal::VERSION,
+                argus: env!("CARGO_PKG_VERSION").to_string(),
+                started: rfc3339_now(),
+                ports: plan.ports.clone(),
+                lines: Some(plan.lines.clone()),
+                eol: Some(eol_name(plan.eol).to_string()),
+                pgn: Some(plan.pgn.clone()),
+                config,
+            })?;
+            (referee, journal, None)
+        }
+        Start::Resume(rebuilt) => {
+            println!(
+                "argus: resuming from {} ({} events; its time goes on from {:.3} s)",
+                plan.journal.display(),
+                rebuilt.inputs,
+                rebuilt.at.as_secs_f64()
+            );
+            let journal = Journal::append(&plan.journal)?;
+            (rebuilt.referee, journal, Some(rebuilt.at))
+        }
+    };
     let mut records = Records {
         journal,
-        pgn: args.pgn.clone(),
+        pgn: plan.pgn.clone(),
     };
-    let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two ports"))?;
     println!(
-        "argus: refereeing {} vs {} at {settings}; PGN {}, journal {}",
-        args.port_a,
-        args.port_b,
-        args.pgn.display(),
-        journal_path.display()
+        "argus: refereeing {} vs {} at {}; PGN {}, journal {}",
+        plan.ports[0],
+        plan.ports[1],
+        plan.lines[0],
+        plan.pgn.display(),
+        plan.journal.display()
     );
+    let options = mediator::RunOptions {
+        eol: plan.eol,
+        resume_at,
+    };
     let games = mediator::run(
         referee,
         lines,
-        args.line.eol,
+        options,
         &mut records,
         &mut PrintWatcher,
         interrupts()?,
@@ -405,6 +504,13 @@ fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
     }
     println!("argus: match over, {} game(s)", games.len());
     Ok(ExitCode::SUCCESS)
+}
+
+fn eol_name(eol: Eol) -> &'static str {
+    match eol {
+        Eol::Lf => "lf",
+        Eol::Crlf => "crlf",
+    }
 }
 
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -542,6 +648,9 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         argus: env!("CARGO_PKG_VERSION").to_string(),
         started: rfc3339_now(),
         ports: ["pty-a".into(), "pty-b".into()],
+        lines: None,
+        eol: Some("lf".into()),
+        pgn: Some(args.pgn.clone()),
         config: Box::new(config),
     })?;
     let mut records = Records {

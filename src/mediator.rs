@@ -46,6 +46,26 @@ impl Eol {
     }
 }
 
+/// How the mediator runs a session.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// The end of line written after every record.
+    pub eol: Eol,
+    /// When the session takes over from a referee that died: the last moment of its
+    /// journal. The new session's time axis continues from there (the outage is charged
+    /// to nobody) and it begins by feeding [`Input::Resume`] to the referee.
+    pub resume_at: Option<Duration>,
+}
+
+impl From<Eol> for RunOptions {
+    fn from(eol: Eol) -> RunOptions {
+        RunOptions {
+            eol,
+            resume_at: None,
+        }
+    }
+}
+
 /// An error that stops the mediator. Misbehaving players never do: they are the
 /// referee's to judge.
 #[derive(Debug, thiserror::Error)]
@@ -142,15 +162,18 @@ pub fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
 pub fn run(
     mut referee: Referee,
     lines: [Line; 2],
-    eol: Eol,
+    options: impl Into<RunOptions>,
     records: &mut Records,
     watcher: &mut dyn Watcher,
     stop: Receiver<()>,
 ) -> Result<Vec<GameReport>, MediatorError> {
     let mut stop = stop;
+    let options = options.into();
+    let eol = options.eol;
     let epoch = Instant::now();
+    let origin = options.resume_at.unwrap_or_default();
     let stamp = |i: Instant| {
-        let d = i.saturating_duration_since(epoch);
+        let d = origin + i.saturating_duration_since(epoch);
         Duration::from_micros(micros(d))
     };
     let (events_tx, events) = crossbeam_channel::unbounded::<PortEvent>();
@@ -220,6 +243,24 @@ pub fn run(
         Ok(())
     };
 
+    if let Some(at) = options.resume_at {
+        let wall = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        let event = Event::Resume {
+            t: micros(at),
+            wall,
+        };
+        feed(
+            &mut referee,
+            Input::Resume { at },
+            Some(event),
+            records,
+            &mut games,
+            &mut over,
+        )?;
+    }
+
     let handle_event = |ev: PortEvent| -> Option<(Input, Option<Event>)> {
         let port = ev.port;
         Some(match ev.event {
@@ -260,7 +301,9 @@ pub fn run(
 
     while !over {
         let timer = match referee.poll_timeout() {
-            Some(due) => epoch.checked_add(due).map_or_else(never, at),
+            Some(due) => epoch
+                .checked_add(due.saturating_sub(origin))
+                .map_or_else(never, at),
             None => never(),
         };
         select! {

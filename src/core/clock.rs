@@ -1000,7 +1000,10 @@ mod tests {
             clocks.charge(Color::White, t);
         }
         clocks.charge(Color::Black, ms(7));
-        assert_eq!(clocks.consumed(Color::White), times.iter().sum());
+        assert_eq!(
+            clocks.consumed(Color::White),
+            times.iter().sum::<Duration>()
+        );
         assert_eq!(clocks.consumed(Color::Black), ms(7));
         // Time granted minus time consumed is time left: 60 + 60 + 60 + 4 increments.
         assert_eq!(

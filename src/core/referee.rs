@@ -145,6 +145,13 @@ pub enum Input {
         /// When.
         at: Duration,
     },
+    /// A new referee process took over this match from the journal of one that died.
+    /// Its time axis continues the dead one's from its last journaled moment, so the
+    /// outage is charged to nobody.
+    Resume {
+        /// The last moment of the dead referee (the first of the new one).
+        at: Duration,
+    },
 }
 
 impl Input {
@@ -156,7 +163,8 @@ impl Input {
             | Input::Timeout { at }
             | Input::PortLost { at, .. }
             | Input::PortBack { at, .. }
-            | Input::Shutdown { at } => at,
+            | Input::Shutdown { at }
+            | Input::Resume { at } => at,
         }
     }
 }
@@ -255,6 +263,11 @@ pub enum Notice {
         /// The port.
         port: Port,
     },
+    /// The referee took over the match from a journal after a crash.
+    Resumed {
+        /// The game in progress, if any.
+        game: Option<u32>,
+    },
     /// A port failed or vanished.
     PortLost {
         /// The port.
@@ -329,6 +342,11 @@ impl fmt::Display for Notice {
             Notice::Resync { port } => {
                 write!(f, "port {port}: signed on during its game, resynchronising")
             }
+            Notice::Resumed { game: Some(n) } => write!(
+                f,
+                "resumed game {n} from the journal; both players are resynchronised, the outage is charged to nobody"
+            ),
+            Notice::Resumed { game: None } => write!(f, "resumed the match from the journal"),
             Notice::PortLost { port } => write!(f, "port {port}: line lost, reopening"),
             Notice::PortBack { port } => write!(f, "port {port}: line back"),
         }
@@ -410,6 +428,9 @@ struct Current {
     /// The colour that offered a draw with the last move, while the offer stands.
     offer: Option<Color>,
     finish: Option<Finish>,
+    /// How many moves had been played each time the referee resumed this game after a
+    /// crash (for the game record).
+    resumed_after: Vec<usize>,
 }
 
 impl Current {
@@ -533,6 +554,7 @@ impl Referee {
                 self.notice(Notice::PortBack { port });
             }
             Input::Shutdown { .. } => self.shut_down(),
+            Input::Resume { .. } => self.resume(),
         }
     }
 
@@ -750,6 +772,7 @@ impl Referee {
             clock_started: None,
             offer: None,
             finish: None,
+            resumed_after: Vec::new(),
         };
         self.notice(Notice::GameStarted {
             number,
@@ -1026,6 +1049,53 @@ impl Referee {
         }
     }
 
+    /// Takes over from a referee that died: what it sent and never saw drain is lost
+    /// with its process, so both players are brought back to where the match stands.
+    /// A game in progress: both are resynchronised (`reset`, `inform`, the moves); the
+    /// clock of the side to move runs on from where it stood. Between games, the
+    /// records of the step in progress are sent again.
+    fn resume(&mut self) {
+        self.pending = Default::default();
+        self.early.clear();
+        let game = self.current.as_ref().map(|c| c.number);
+        match self.phase.clone() {
+            Phase::SignOn | Phase::Done => {}
+            Phase::Playing => {
+                if let Some(cur) = self.current.as_mut() {
+                    let played = cur.game.moves().len();
+                    cur.resumed_after.push(played);
+                }
+                for port in Port::BOTH {
+                    self.resync(port);
+                }
+            }
+            Phase::Waiting { kind, .. } => {
+                let Some(cur) = self.current.as_ref() else {
+                    return;
+                };
+                match kind {
+                    WaitKind::Reset => {
+                        let reset = record(cur.game.start(), "reset");
+                        self.send_both(&reset, Tx::Reset);
+                    }
+                    WaitKind::Conclude => {
+                        let inform = self.inform_record(cur);
+                        let conclude = record(cur.game.position(), "conclude");
+                        self.send_both(&inform, Tx::Other);
+                        self.send_both(&conclude, Tx::Conclude);
+                    }
+                    WaitKind::Disconnect => {
+                        self.send_both(&record(cur.game.position(), "disconnect"), Tx::Disconnect);
+                    }
+                }
+                self.wait(kind);
+            }
+        }
+        self.notice(Notice::Resumed {
+            game: game.filter(|_| self.game_in_progress()),
+        });
+    }
+
     /// Judges the replies of `port` that were waiting for its clock to start.
     fn judge_early_replies(&mut self, port: Port) {
         let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.early)
@@ -1287,21 +1357,34 @@ fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String {
     let finish = cur.finish.as_ref().expect("a finished game");
     tags.push(("Termination".into(), finish.termination.to_string()));
     tags.push(("PlyCount".into(), cur.game.moves().len().to_string()));
+    const RESUMED: &str = "the referee restarted here; the outage was charged to nobody";
     let moves = cur
         .game
         .moves()
         .iter()
-        .map(|m| PgnMove {
-            san: m.san.to_string(),
-            comment: Some(pgn::move_comment(m.analysis.as_deref(), m.remaining, m.emt)),
+        .enumerate()
+        .map(|(i, m)| {
+            let mut comment = pgn::move_comment(m.analysis.as_deref(), m.remaining, m.emt);
+            if cur.resumed_after.contains(&(i + 1)) {
+                comment.push(' ');
+                comment.push_str(RESUMED);
+            }
+            PgnMove {
+                san: m.san.to_string(),
+                comment: Some(comment),
+            }
         })
         .collect();
+    let mut final_comment = finish.reason.clone();
+    if cur.resumed_after.contains(&0) {
+        final_comment = format!("{RESUMED} before the first move. {final_comment}");
+    }
     pgn::write_game(&PgnGame {
         tags,
         start_turn: cur.game.start().turn(),
         start_fullmove: cur.game.start().fullmoves().get(),
         moves,
-        final_comment: Some(finish.reason.clone()),
+        final_comment: Some(final_comment),
         result: finish.result.to_string(),
     })
 }

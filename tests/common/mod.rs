@@ -196,8 +196,8 @@ pub struct Referee {
 }
 
 impl Referee {
-    /// Starts `argus serial` on the two peers' slaves with zero delays and `extra`
-    /// arguments.
+    /// Starts `argus serial` on the two peers' slaves with `extra` arguments, and zero
+    /// delays unless `extra` sets them.
     pub fn start(a: &Peer, b: &Peer, extra: &[&str]) -> Referee {
         let dir = tempfile::tempdir().unwrap();
         let pgn = dir.path().join("games.pgn");
@@ -206,7 +206,12 @@ impl Referee {
         cmd.arg("serial")
             .arg(&a.path)
             .arg(&b.path)
-            .args(["--reset-delay", "0", "--conclude-delay", "0"])
+            .args(
+                ["--reset-delay", "--conclude-delay"]
+                    .into_iter()
+                    .filter(|flag| !extra.contains(flag))
+                    .flat_map(|flag| [flag, "0"]),
+            )
             .arg("--pgn")
             .arg(&pgn)
             .arg("--journal")
@@ -222,6 +227,23 @@ impl Referee {
             pgn,
             journal,
         }
+    }
+
+    /// Kills this referee with SIGKILL, as a crash would, and starts a new one that
+    /// takes over from its journal (`argus serial --resume`).
+    pub fn crash_and_resume(&mut self, outage: Duration) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        std::thread::sleep(outage);
+        self.child = Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("serial")
+            .arg("--resume")
+            .arg(&self.journal)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("argus runs");
     }
 
     /// Waits for the referee to exit and returns its status code.
