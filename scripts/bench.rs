@@ -304,6 +304,7 @@ where
         conclude_delay: Duration::ZERO,
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
+        attended: false,
     };
     let referee = Referee::new(config.clone())?;
 

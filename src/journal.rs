@@ -122,6 +122,13 @@ pub enum Event {
         #[serde(default)]
         wall: String,
     },
+    /// The supervisor's command, as typed (after checking).
+    Supervisor {
+        /// Microseconds since the start.
+        t: u64,
+        /// The command.
+        command: String,
+    },
     /// The referee was asked to stop.
     Shutdown {
         /// Microseconds since the start.
@@ -174,6 +181,10 @@ impl Event {
             Event::Timer { t } => Input::Timeout { at: at(*t) },
             Event::Shutdown { t } => Input::Shutdown { at: at(*t) },
             Event::Resume { t, .. } => Input::Resume { at: at(*t) },
+            Event::Supervisor { t, command } => Input::Supervisor {
+                at: at(*t),
+                command: command.parse().ok()?,
+            },
             Event::Lost { t, port, .. } => Input::PortLost {
                 port: *port,
                 at: at(*t),
@@ -207,6 +218,10 @@ impl Event {
             },
             Input::Timeout { at } => Event::Timer { t: micros(*at) },
             Input::Shutdown { at } => Event::Shutdown { t: micros(*at) },
+            Input::Supervisor { at, command } => Event::Supervisor {
+                t: micros(*at),
+                command: command.to_string(),
+            },
             Input::Resume { at } => Event::Resume {
                 t: micros(*at),
                 wall: String::new(),

@@ -14,10 +14,11 @@ use argus::client::uci::UciEngine;
 use argus::client::xboard::XboardEngine;
 use argus::client::{self, ClientOptions, Engine, Limit, human::HumanEngine, random::RandomEngine};
 use argus::core::clock::TimeControl;
+use argus::core::supervisor;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee};
 use argus::epd::Record;
 use argus::journal::{self, Event, Journal};
-use argus::mediator::{self, Eol, Line, PrintWatcher, Records};
+use argus::mediator::{self, Control, Eol, Line, PrintWatcher, Records};
 use argus::transport::serial::{self, FlowName, ParityName, SerialSettings};
 use argus::transport::tcp;
 
@@ -339,6 +340,8 @@ struct Plan {
     pgn: PathBuf,
     journal: PathBuf,
     start: Start,
+    /// Whether the supervisor's console reads standard input.
+    attended: bool,
 }
 
 enum Start {
@@ -349,9 +352,6 @@ enum Start {
 }
 
 fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
-    if !args.unattended {
-        log::info!("no supervisor console yet: running unattended");
-    }
     let plan = match &args.resume {
         Some(journal) => plan_resume(&args, journal)?,
         None => plan_new(args)?,
@@ -388,6 +388,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
             IllegalArg::Loss => IllegalRule::Loss,
             IllegalArg::Fault => IllegalRule::Fault,
         },
+        attended: !args.unattended,
     };
     let settings = args.line.settings();
     Ok(Plan {
@@ -399,6 +400,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
             .journal
             .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl"))),
         start: Start::New(Box::new(config)),
+        attended: !args.unattended,
     })
 }
 
@@ -429,6 +431,7 @@ fn plan_resume(args: &SerialArgs, journal_path: &Path) -> Result<Plan> {
         pgn,
         journal: journal_path.to_path_buf(),
         start: Start::Resume(Box::new(rebuilt)),
+        attended: !args.unattended,
     })
 }
 
@@ -496,7 +499,7 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         options,
         &mut records,
         &mut PrintWatcher,
-        interrupts()?,
+        controls(plan.attended)?,
     )?;
     if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
         println!("argus: shut down after {} game(s)", games.len());
@@ -515,11 +518,12 @@ fn eol_name(eol: Eol) -> &'static str {
 
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// A channel that receives once when the user interrupts (Ctrl-C) or a service manager
-/// asks the process to stop (SIGTERM). A second interrupt exits at once; the journal is
-/// already on disk.
-fn interrupts() -> Result<crossbeam_channel::Receiver<()>> {
-    let (tx, rx) = crossbeam_channel::bounded(1);
+/// The referee's controls: Ctrl-C (or SIGTERM from a service manager) asks it to stop,
+/// and a second one exits at once (the journal is already on disk); with a supervisor
+/// (`attended`), every line typed on standard input is a console command.
+fn controls(attended: bool) -> Result<crossbeam_channel::Receiver<Control>> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let stop = tx.clone();
     ctrlc::set_handler(move || {
         if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
             eprintln!("argus: interrupted again, exiting now");
@@ -528,9 +532,34 @@ fn interrupts() -> Result<crossbeam_channel::Receiver<()>> {
         eprintln!(
             "argus: interrupted: ending the game in progress and disconnecting (again to quit now)"
         );
-        let _ = tx.try_send(());
+        let _ = stop.send(Control::Stop);
     })
     .context("cannot install the interrupt handler")?;
+    if attended {
+        println!("argus: supervisor console; {}", supervisor::HELP);
+        std::thread::Builder::new()
+            .name("argus-console".into())
+            .spawn(move || {
+                for line in io::stdin().lines() {
+                    let Ok(line) = line else { break };
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    match line.parse::<supervisor::Command>() {
+                        Ok(command) => {
+                            if tx.send(Control::Command(command)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) => println!("argus: {e}"),
+                    }
+                }
+                log::warn!(
+                    "standard input closed: no more console commands (--unattended runs without a supervisor)"
+                );
+            })
+            .context("cannot start the console")?;
+    }
     Ok(rx)
 }
 
@@ -615,6 +644,7 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         conclude_delay: Duration::from_millis(300),
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
+        attended: false,
     };
     let referee = Referee::new(config.clone())?;
     let mut lines = Vec::new();
@@ -668,7 +698,7 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         Eol::Lf,
         &mut records,
         &mut PrintWatcher,
-        interrupts()?,
+        controls(false)?,
     )?;
     for client in clients {
         match client.join() {

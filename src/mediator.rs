@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, at, never, select};
 
+use crate::core::supervisor::Command;
 use crate::core::{GameReport, Input, Notice, Output, Port, Referee};
 use crate::journal::{Event, Journal, JournalError, micros};
 use crate::transport::{Duplex, LinkEvent, Opener, PortEvent};
@@ -44,6 +45,16 @@ impl Eol {
             Eol::Crlf => b"\r\n",
         }
     }
+}
+
+/// What the mediator is told from outside the lines: the supervisor's commands, and
+/// the request to stop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Stop: the game in progress ends unterminated and both players get `disconnect`.
+    Stop,
+    /// A supervisor's command.
+    Command(Command),
 }
 
 /// How the mediator runs a session.
@@ -151,9 +162,9 @@ pub fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
 }
 
 /// Runs the match: starts both lines' threads and drives the referee until the match is
-/// over. A message (or a hang-up) on `stop` asks the referee to shut down: the game in
-/// progress ends unterminated and both players get `disconnect`. Returns the finished
-/// games.
+/// over. Each message on `control` is an input of the referee: a supervisor's command,
+/// or [`Control::Stop`], after which the game in progress ends unterminated and both
+/// players get `disconnect`. Returns the finished games.
 ///
 /// # Errors
 ///
@@ -165,9 +176,9 @@ pub fn run(
     options: impl Into<RunOptions>,
     records: &mut Records,
     watcher: &mut dyn Watcher,
-    stop: Receiver<()>,
+    control: Receiver<Control>,
 ) -> Result<Vec<GameReport>, MediatorError> {
-    let mut stop = stop;
+    let mut control = control;
     let options = options.into();
     let eol = options.eol;
     let epoch = Instant::now();
@@ -318,11 +329,21 @@ pub fn run(
                     feed(&mut referee, input, extra, records, &mut games, &mut over)?;
                 }
             }
-            recv(stop) -> _ => {
-                stop = never();
+            recv(control) -> message => {
                 let now = stamp(Instant::now());
-                log::warn!("shutting down: the game in progress ends unterminated");
-                feed(&mut referee, Input::Shutdown { at: now }, None, records, &mut games, &mut over)?;
+                let input = match message {
+                    Ok(Control::Stop) => {
+                        log::warn!("shutting down: the game in progress ends unterminated");
+                        Input::Shutdown { at: now }
+                    }
+                    Ok(Control::Command(command)) => Input::Supervisor { at: now, command },
+                    Err(_) => {
+                        // Nobody can send any more (the console's input closed).
+                        control = never();
+                        continue;
+                    }
+                };
+                feed(&mut referee, input, None, records, &mut games, &mut over)?;
             }
             recv(timer) -> _ => {
                 // Lines already stamped come first: a reply that arrived before the

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod game;
 pub mod pgn;
 pub mod referee;
+pub mod supervisor;
 
 pub use referee::{DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee};
 

@@ -21,6 +21,7 @@ use super::Port;
 use super::clock::TimeControl;
 use super::game::{Finish, Game, GameResult, Termination, color_name};
 use super::pgn::{self, PgnGame, PgnMove};
+use super::supervisor::Command;
 use crate::epd::{Clock, Operand, Record, resolve_move};
 
 /// When threefold repetition and the fifty-move rule end a game.
@@ -76,6 +77,10 @@ pub struct MatchConfig {
     pub draw_rule: DrawRule,
     /// What an illegal move costs.
     pub illegal: IllegalRule,
+    /// Whether a supervisor is at the console: then an illegal move under
+    /// [`IllegalRule::Fault`] and a player's `sign_off` pause the game for a decision.
+    #[serde(default)]
+    pub attended: bool,
 }
 
 /// An error in a [`MatchConfig`].
@@ -145,6 +150,13 @@ pub enum Input {
         /// When.
         at: Duration,
     },
+    /// The supervisor's command.
+    Supervisor {
+        /// When it was typed.
+        at: Duration,
+        /// The command.
+        command: Command,
+    },
     /// A new referee process took over this match from the journal of one that died.
     /// Its time axis continues the dead one's from its last journaled moment, so the
     /// outage is charged to nobody.
@@ -164,7 +176,8 @@ impl Input {
             | Input::PortLost { at, .. }
             | Input::PortBack { at, .. }
             | Input::Shutdown { at }
-            | Input::Resume { at } => at,
+            | Input::Resume { at }
+            | Input::Supervisor { at, .. } => at,
         }
     }
 }
@@ -263,6 +276,18 @@ pub enum Notice {
         /// The port.
         port: Port,
     },
+    /// The game is paused: both clocks are stopped and records wait.
+    Paused {
+        /// Why.
+        reason: String,
+    },
+    /// The clocks run again.
+    Unpaused,
+    /// The referee's answer to a supervisor's command, or where the match stands.
+    Supervisor {
+        /// The text.
+        text: String,
+    },
     /// The referee took over the match from a journal after a crash.
     Resumed {
         /// The game in progress, if any.
@@ -347,6 +372,12 @@ impl fmt::Display for Notice {
                 "resumed game {n} from the journal; both players are resynchronised, the outage is charged to nobody"
             ),
             Notice::Resumed { game: None } => write!(f, "resumed the match from the journal"),
+            Notice::Paused { reason } => write!(
+                f,
+                "paused ({reason}): clocks stopped; type resume, adjudicate, restart or abort"
+            ),
+            Notice::Unpaused => write!(f, "resumed: the clocks run again"),
+            Notice::Supervisor { text } => f.write_str(text),
             Notice::PortLost { port } => write!(f, "port {port}: line lost, reopening"),
             Notice::PortBack { port } => write!(f, "port {port}: line back"),
         }
@@ -471,7 +502,28 @@ pub struct Referee {
     early: Vec<(Port, Duration, Record)>,
     /// Set once the referee has been asked to stop.
     shutting_down: bool,
+    /// Set while the game is paused.
+    paused: Option<Pause>,
+    /// Lines that arrived while the game was paused, handled when it resumes.
+    held: Vec<(Port, Vec<u8>)>,
     out: VecDeque<Output>,
+}
+
+/// A pause: since when, and why.
+#[derive(Clone, Debug)]
+struct Pause {
+    since: Duration,
+    cause: PauseCause,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum PauseCause {
+    /// The supervisor typed `pause`.
+    Supervisor,
+    /// An illegal move under `--illegal fault`, with a supervisor present.
+    Infraction(Port),
+    /// A player signed off during its game, with a supervisor present.
+    SignOff(Port),
 }
 
 impl Referee {
@@ -511,6 +563,8 @@ impl Referee {
             pending: Default::default(),
             early: Vec::new(),
             shutting_down: false,
+            paused: None,
+            held: Vec::new(),
             out: VecDeque::new(),
         })
     }
@@ -531,6 +585,10 @@ impl Referee {
         let at = input.at();
         self.advance(at);
         match input {
+            Input::Line { port, bytes, .. } if self.paused.is_some() => {
+                // Records wait while the game is paused.
+                self.held.push((port, bytes));
+            }
             Input::Line { port, at, bytes } => self.on_line(port, at, &bytes),
             Input::Drained { port, at } => self.on_drained(port, at),
             Input::Timeout { .. } => {}
@@ -555,6 +613,7 @@ impl Referee {
             }
             Input::Shutdown { .. } => self.shut_down(),
             Input::Resume { .. } => self.resume(),
+            Input::Supervisor { command, .. } => self.on_command(command),
         }
     }
 
@@ -565,6 +624,9 @@ impl Referee {
 
     /// When the referee must next be woken with [`Input::Timeout`], if at all.
     pub fn poll_timeout(&self) -> Option<Duration> {
+        if self.paused.is_some() {
+            return None;
+        }
         match (&self.phase, self.flag_deadline()) {
             (_, Some(flag)) => Some(flag),
             (Phase::Waiting { until, .. }, None) => *until,
@@ -1007,6 +1069,12 @@ impl Referee {
         if self.game_in_progress() {
             let cur = self.current.as_ref().expect("in game");
             let color = cur.color_of(port);
+            if self.cfg.attended {
+                let reason = format!("{} signed off during the game", color_name(color));
+                let fault = Self::fault_record(cur.game.position(), &reason);
+                self.send_both(&fault, Tx::Other);
+                return self.pause(PauseCause::SignOff(port), reason);
+            }
             self.finish(Finish::new(
                 GameResult::loss_for(color),
                 Termination::Abandoned,
@@ -1096,6 +1164,142 @@ impl Referee {
         });
     }
 
+    fn say(&mut self, text: impl Into<String>) {
+        self.notice(Notice::Supervisor { text: text.into() });
+    }
+
+    /// Stops both clocks: the running one keeps what it used, and starts again, from
+    /// there, on `resume`.
+    fn pause(&mut self, cause: PauseCause, reason: String) {
+        if self.paused.is_none() {
+            self.paused = Some(Pause {
+                since: self.now,
+                cause,
+            });
+        }
+        self.notice(Notice::Paused { reason });
+    }
+
+    fn unpause(&mut self) {
+        let Some(pause) = self.paused.take() else {
+            return self.say("the game is not paused");
+        };
+        let length = self.now.saturating_sub(pause.since);
+        if let Some(cur) = self.current.as_mut() {
+            cur.clock_started = cur.clock_started.map(|s| s + length);
+        }
+        if let Phase::Waiting { until, .. } = &mut self.phase {
+            *until = until.map(|u| u + length);
+        }
+        self.notice(Notice::Unpaused);
+        if let PauseCause::Infraction(port) = pause.cause {
+            // The offender moves again from the same position.
+            if self.game_in_progress() {
+                self.resend(port, "the supervisor let the game go on");
+            }
+        }
+        // What waited is handled now, as arriving now: the pause is charged to nobody.
+        let now = self.now;
+        for (port, bytes) in std::mem::take(&mut self.held) {
+            self.on_line(port, now, &bytes);
+        }
+    }
+
+    fn status_text(&self) -> String {
+        let phase = match &self.phase {
+            Phase::SignOn => "waiting for players to sign on".to_string(),
+            Phase::Waiting { kind, .. } => format!("{kind:?} delay").to_lowercase(),
+            Phase::Playing => "playing".to_string(),
+            Phase::Done => "match over".to_string(),
+        };
+        let mut text = format!(
+            "status: game {} of {}, {phase}",
+            self.started, self.cfg.games
+        );
+        if let Some(cur) = self.current.as_ref() {
+            let clocks = cur.game.clocks();
+            let show = |c| fmt_clock(clocks.remaining(c));
+            text.push_str(&format!(
+                "; {} (White, port {}) {} - {} (Black, port {}) {}; {} moves",
+                cur.names[0],
+                cur.white,
+                show(Color::White),
+                cur.names[1],
+                cur.white.other(),
+                show(Color::Black),
+                cur.game.moves().len()
+            ));
+            if cur.finish.is_none() && self.phase == Phase::Playing {
+                text.push_str(&format!("; {} to move", color_name(cur.game.turn())));
+            }
+        }
+        if self.paused.is_some() {
+            text.push_str("; PAUSED");
+        }
+        text
+    }
+
+    fn on_command(&mut self, command: Command) {
+        match command {
+            Command::Status => {
+                let text = self.status_text();
+                self.say(text);
+            }
+            Command::Pause => {
+                if self.paused.is_some() {
+                    return self.say("already paused");
+                }
+                self.pause(PauseCause::Supervisor, "by the supervisor".into());
+            }
+            Command::Resume => self.unpause(),
+            Command::Adjudicate { result, reason } => {
+                if !self.game_in_progress() {
+                    return self.say("no game in progress to adjudicate");
+                }
+                self.paused = None;
+                self.held.clear();
+                let reason = reason.unwrap_or_else(|| "Adjudicated by the supervisor".into());
+                self.finish(Finish::new(result, Termination::Adjudication, reason));
+            }
+            Command::Abort => {
+                if !self.game_in_progress() {
+                    return self.say("no game in progress to abort");
+                }
+                self.paused = None;
+                self.held.clear();
+                self.finish(Finish::new(
+                    GameResult::Unknown,
+                    Termination::Unterminated,
+                    "Aborted by the supervisor",
+                ));
+            }
+            Command::Restart(port) => {
+                if !self.game_in_progress() {
+                    return self.say("no game in progress: nothing to resynchronise");
+                }
+                self.notice(Notice::Resync { port });
+                self.resync(port);
+            }
+            Command::Clock { port, delta_ms } => {
+                let Some(cur) = self.current.as_mut().filter(|c| c.finish.is_none()) else {
+                    return self.say("no game in progress: no clock to change");
+                };
+                let color = cur.color_of(port);
+                cur.game.clocks_mut().adjust(color, delta_ms);
+                let left = fmt_clock(cur.game.clocks().remaining(color));
+                self.say(format!(
+                    "{} (port {port}) has {left} before its current move",
+                    color_name(color)
+                ));
+            }
+            Command::Quit => {
+                self.paused = None;
+                self.held.clear();
+                self.shut_down();
+            }
+        }
+    }
+
     /// Judges the replies of `port` that were waiting for its clock to start.
     fn judge_early_replies(&mut self, port: Port) {
         let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.early)
@@ -1127,6 +1331,9 @@ impl Referee {
         if self.cfg.illegal == IllegalRule::Fault {
             let fault = Self::fault_record(cur.game.position(), &reason);
             self.send_both(&fault, Tx::Other);
+            if self.cfg.attended {
+                return self.pause(PauseCause::Infraction(port), reason);
+            }
         }
         self.finish(Finish::new(
             GameResult::loss_for(color),
@@ -1412,6 +1619,7 @@ mod tests {
             conclude_delay: Duration::from_secs(5),
             draw_rule: DrawRule::Auto,
             illegal: IllegalRule::Loss,
+            attended: false,
         }
     }
 

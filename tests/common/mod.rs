@@ -199,6 +199,23 @@ impl Referee {
     /// Starts `argus serial` on the two peers' slaves with `extra` arguments, and zero
     /// delays unless `extra` sets them.
     pub fn start(a: &Peer, b: &Peer, extra: &[&str]) -> Referee {
+        Referee::spawn(a, b, extra, false)
+    }
+
+    /// Like [`Referee::start`], with a supervisor: no `--unattended`, and standard input
+    /// piped for console commands ([`Referee::type_command`]).
+    pub fn start_attended(a: &Peer, b: &Peer, extra: &[&str]) -> Referee {
+        Referee::spawn(a, b, extra, true)
+    }
+
+    /// Types a command at the referee's console.
+    pub fn type_command(&mut self, command: &str) {
+        let stdin = self.child.stdin.as_mut().expect("an attended referee");
+        writeln!(stdin, "{command}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn spawn(a: &Peer, b: &Peer, extra: &[&str], attended: bool) -> Referee {
         let dir = tempfile::tempdir().unwrap();
         let pgn = dir.path().join("games.pgn");
         let journal = dir.path().join("session.jsonl");
@@ -216,10 +233,13 @@ impl Referee {
             .arg(&pgn)
             .arg("--journal")
             .arg(&journal)
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .args(extra);
+        if attended {
+            cmd.stdin(Stdio::piped());
+        } else {
+            cmd.arg("--unattended").stdin(Stdio::null());
+        }
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let child = cmd.spawn().expect("argus runs");
         Referee {
             child,
@@ -239,6 +259,7 @@ impl Referee {
             .arg("serial")
             .arg("--resume")
             .arg(&self.journal)
+            .arg("--unattended")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
