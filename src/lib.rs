@@ -5,6 +5,7 @@
 //! the journal records every input so that a session can be replayed exactly.
 
 pub mod client;
+pub mod config;
 pub mod core;
 pub mod epd;
 pub mod journal;

@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use argus::client::uci::UciEngine;
 use argus::client::xboard::XboardEngine;
 use argus::client::{self, ClientOptions, Engine, Limit, human::HumanEngine, random::RandomEngine};
+use argus::config::{EventConfig, MAX_DELAY_SECS};
 use argus::core::clock::TimeControl;
 use argus::core::supervisor;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee};
@@ -82,11 +83,15 @@ impl LineArgs {
 #[derive(Args)]
 struct SerialArgs {
     /// The port of player A (White in odd games).
-    #[arg(required_unless_present_any = ["resume"])]
+    #[arg(required_unless_present_any = ["resume", "config"])]
     port_a: Option<String>,
     /// The port of player B (White in even games).
-    #[arg(required_unless_present_any = ["resume"])]
+    #[arg(required_unless_present_any = ["resume", "config"])]
     port_b: Option<String>,
+    /// Take every option from an event file (TOML; see docs/example-event.toml), as a
+    /// referee running in the background under systemd does.
+    #[arg(long, value_name = "EVENT.toml", conflicts_with_all = ["resume", "port_a", "port_b"])]
+    config: Option<PathBuf>,
     /// Take over the match of a referee that died, from its journal: the ports, the
     /// match and the time are rebuilt from it, both players are resynchronised, and the
     /// journal goes on in the same file. Ports given too replace the journal's.
@@ -212,9 +217,6 @@ struct ReplayArgs {
     #[arg(long)]
     pgn: Option<PathBuf>,
 }
-
-/// The longest reset or conclude delay accepted.
-const MAX_DELAY_SECS: f64 = 86_400.0;
 
 fn parse_secs(text: &str) -> Result<Duration, String> {
     let secs: f64 = text
@@ -352,9 +354,10 @@ enum Start {
 }
 
 fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
-    let plan = match &args.resume {
-        Some(journal) => plan_resume(&args, journal)?,
-        None => plan_new(args)?,
+    let plan = match (&args.resume, &args.config) {
+        (Some(journal), _) => plan_resume(&args, journal)?,
+        (None, Some(file)) => plan_config(file, args.unattended)?,
+        (None, None) => plan_new(args)?,
     };
     run_plan(plan)
 }
@@ -401,6 +404,41 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
             .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl"))),
         start: Start::New(Box::new(config)),
         attended: !args.unattended,
+    })
+}
+
+fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
+    let event = EventConfig::load(file)?;
+    let openings = match &event.openings {
+        Some(path) => read_openings(path)?,
+        None => Vec::new(),
+    };
+    let (date, stamp) = today();
+    let [a, b] = &event.ports;
+    let config = MatchConfig {
+        event: event.event.clone(),
+        site: event.site.clone(),
+        date,
+        round: event.round.clone(),
+        names: [a.name.clone(), b.name.clone()],
+        port_labels: [a.port.clone(), b.port.clone()],
+        time_control: event.time_control.clone(),
+        games: event.games,
+        openings,
+        reset_delay: event.reset_delay,
+        conclude_delay: event.conclude_delay,
+        draw_rule: event.draw_rule,
+        illegal: event.illegal,
+        attended: !unattended,
+    };
+    Ok(Plan {
+        ports: [a.port.clone(), b.port.clone()],
+        lines: [a.line.clone(), b.line.clone()],
+        eol: event.eol,
+        journal: event.journal_path(&stamp),
+        pgn: event.pgn.clone(),
+        start: Start::New(Box::new(config)),
+        attended: !unattended,
     })
 }
 

@@ -395,3 +395,66 @@ fn an_existing_journal_is_never_overwritten() {
     assert!(err.contains("old.jsonl"), "{err}");
     assert_eq!(std::fs::read_to_string(&journal).unwrap(), "precious\n");
 }
+
+#[test]
+fn an_event_file_gives_every_option() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("event.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[event]
+name = "Config cup"
+site = "Club hall"
+games = 1
+time_control = "90+1"
+reset_delay = 0
+conclude_delay = 0
+
+[files]
+pgn = "cup.pgn"
+journal = "cup.jsonl"
+
+[player.a]
+port = "{}"
+name = "Anna"
+
+[player.b]
+port = "{}"
+"#,
+            a.path, b.path
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["serial", "--unattended", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    a.sign_on("Alpha");
+    b.sign_on("Beta");
+    a.expect("reset");
+    b.expect("reset");
+    let inform = a.expect("inform");
+    b.expect("inform");
+    let text = inform.to_string();
+    assert!(
+        text.contains(r#"Event "Config cup""#) && text.contains(r#"TimeControl "90+1""#),
+        "{text}"
+    );
+    let respond = a.expect("respond");
+    a.send(&reply(&respond, "resign;"));
+    for peer in [&mut a, &mut b] {
+        peer.expect("inform");
+        peer.expect("conclude");
+        peer.expect("disconnect");
+    }
+    assert!(child.wait().unwrap().success());
+    let pgn = std::fs::read_to_string(dir.path().join("cup.pgn")).unwrap();
+    assert_eq!(tag(&pgn, "White").as_deref(), Some("Anna"));
+    assert!(dir.path().join("cup.jsonl").exists());
+}

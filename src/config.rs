@@ -1,0 +1,1216 @@
+//! Event configuration files: every option of `argus serial` in one TOML file.
+//!
+//! A referee that runs unattended under a service manager cannot be given a long command
+//! line by hand each time, and a club organiser should be able to read and change the
+//! settings of an event in one place. `argus serial --config EVENT.toml` reads the ports
+//! and their line settings, the players' names, the time control, the openings, the number
+//! of games, the files and the rules from such a file (`docs/example-event.toml` is a
+//! complete example, and `docs/background.md` says how to run it under systemd).
+//!
+//! The file is checked as strictly as the command line: an unknown key is an error, so a
+//! typo never passes silently, and every error names the file, the line and column and
+//! the key at fault. Missing keys take the defaults of `argus serial`. Relative paths are
+//! relative to the folder of the configuration file, not to the working directory, so a
+//! file means the same wherever the referee is started from.
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::core::clock::TimeControl;
+use crate::core::{DrawRule, IllegalRule};
+use crate::mediator::Eol;
+use crate::transport::serial::{FlowName, ParityName, SerialSettings};
+
+/// The longest reset or conclude delay accepted, in seconds (a day), as on the command
+/// line.
+pub const MAX_DELAY_SECS: f64 = 86_400.0;
+
+/// The time control used when the file gives none, as on the command line.
+pub const DEFAULT_TIME_CONTROL: &str = "300+5";
+
+/// The PGN file used when the file gives none, relative to the file's folder.
+pub const DEFAULT_PGN: &str = "argus.pgn";
+
+/// The reset and conclude delay used when the file gives none, in seconds.
+const DEFAULT_DELAY_SECS: u64 = 5;
+
+/// A whole event, as read from a configuration file: what `argus serial` would otherwise
+/// take from its command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventConfig {
+    /// The two players' ports, A then B. Port A plays White in odd-numbered games.
+    pub ports: [PlayerConfig; 2],
+    /// The PGN Event tag (`?` when not given).
+    pub event: String,
+    /// The PGN Site tag (`?` when not given).
+    pub site: String,
+    /// The PGN Round tag; when not given, the game number.
+    pub round: Option<String>,
+    /// How many games are played (at least one).
+    pub games: u32,
+    /// The time control.
+    pub time_control: TimeControl,
+    /// An EPD file of start positions, each played twice with colours swapped.
+    pub openings: Option<PathBuf>,
+    /// Whether repetition and fifty-move draws are automatic or must be claimed.
+    pub draw_rule: DrawRule,
+    /// What an illegal move costs.
+    pub illegal: IllegalRule,
+    /// How long to wait after `reset`.
+    pub reset_delay: Duration,
+    /// How long to wait after `conclude`.
+    pub conclude_delay: Duration,
+    /// The PGN file the games are appended to.
+    pub pgn: PathBuf,
+    /// The journal; when not given, a dated file next to the PGN file (see
+    /// [`EventConfig::journal_path`]).
+    pub journal: Option<PathBuf>,
+    /// The end of line sent on both ports.
+    pub eol: Eol,
+}
+
+/// One player's connection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerConfig {
+    /// The serial port's path (`/dev/ttyUSB0`, `/dev/argus-a`, `COM3`).
+    pub port: String,
+    /// The player's name; when not given, its `sign_on` name, else the port.
+    pub name: Option<String>,
+    /// The port's line settings: `[line]` with this player's own overrides.
+    pub line: SerialSettings,
+}
+
+impl EventConfig {
+    /// Reads and checks the configuration file at `path`; relative paths in it are made
+    /// relative to its folder.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`ConfigFileError::Read`] when the file cannot be read (or is not UTF-8),
+    /// and [`ConfigFileError::Invalid`], naming the file, when it is not a valid event
+    /// configuration.
+    pub fn load(path: &Path) -> Result<EventConfig, ConfigFileError> {
+        let text = fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let base = path.parent().unwrap_or_else(|| Path::new(""));
+        EventConfig::parse(&text, base).map_err(|mut e| {
+            if let ConfigFileError::Invalid { file, .. } = &mut e {
+                *file = Some(path.to_path_buf());
+            }
+            e
+        })
+    }
+
+    /// Parses and checks the text of a configuration file; relative paths in it are made
+    /// relative to `base`, the folder the file is in.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`ConfigFileError::Invalid`] when the text is not TOML, has a key that is
+    /// not known, a value of the wrong type or out of range, or lacks a player's port.
+    pub fn parse(text: &str, base: &Path) -> Result<EventConfig, ConfigFileError> {
+        let doc = DeTable::parse(text).map_err(|e| syntax_error(text, &e))?;
+        let raw: RawFile =
+            toml::from_str(text).map_err(|e| serde_error(text, doc.get_ref(), &e))?;
+        Builder { text, base }.build(raw)
+    }
+
+    /// The journal to write: the one the file names, else `STEM-STAMP.jsonl` in the
+    /// folder of the PGN file, where `STEM` is the PGN file's name without its extension
+    /// and `stamp` is the caller's timestamp (such as `20261122-143000`).
+    pub fn journal_path(&self, stamp: &str) -> PathBuf {
+        if let Some(journal) = &self.journal {
+            return journal.clone();
+        }
+        let stem = self
+            .pgn
+            .file_stem()
+            .map_or_else(|| "argus".into(), |s| s.to_string_lossy().into_owned());
+        self.pgn.with_file_name(format!("{stem}-{stamp}.jsonl"))
+    }
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    /// The file cannot be read.
+    #[error("config {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// The file is not a valid event configuration.
+    #[error("config{}{}: {problem}", file_part(.file.as_deref()), at_part(.at.as_ref()))]
+    Invalid {
+        /// The file, when the text was read from one.
+        file: Option<PathBuf>,
+        /// Where in the file, when the problem has a place.
+        at: Option<Position>,
+        /// What is wrong.
+        problem: Problem,
+    },
+}
+
+impl ConfigFileError {
+    /// The problem, when the file was read but is not valid.
+    pub fn problem(&self) -> Option<&Problem> {
+        match self {
+            ConfigFileError::Read { .. } => None,
+            ConfigFileError::Invalid { problem, .. } => Some(problem),
+        }
+    }
+
+    /// Where in the file the problem is, when it has a place.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            ConfigFileError::Read { .. } => None,
+            ConfigFileError::Invalid { at, .. } => *at,
+        }
+    }
+}
+
+fn file_part(file: Option<&Path>) -> String {
+    file.map_or_else(String::new, |f| format!(" {}", f.display()))
+}
+
+fn at_part(at: Option<&Position>) -> String {
+    at.map_or_else(String::new, |at| format!(": {at}"))
+}
+
+/// A place in a configuration file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column in characters, from 1.
+    pub column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// What is wrong with a configuration file. Keys are written as dotted paths
+/// (`event.games`, `player.a.port`) and shown as ``"`games` in [event]"``.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    /// The text is not TOML.
+    #[error("{message}")]
+    Syntax {
+        /// The TOML parser's message.
+        message: String,
+    },
+    /// A key that is not an option (a typo, most likely).
+    #[error("unknown key {}, expected {expected}", describe(.key))]
+    UnknownKey {
+        /// The key.
+        key: String,
+        /// The keys allowed there.
+        expected: String,
+    },
+    /// A required key is absent.
+    #[error("missing key {}", describe(.key))]
+    MissingKey {
+        /// The key.
+        key: String,
+    },
+    /// A value of the wrong type, or out of range.
+    #[error("{}: {message}", describe(.key))]
+    BadValue {
+        /// The key.
+        key: String,
+        /// What is wrong with its value.
+        message: String,
+    },
+    /// Both players are given the same port.
+    #[error("[player.a] and [player.b] have the same port {port}")]
+    SamePort {
+        /// The port.
+        port: String,
+    },
+    /// A problem the deserializer found at no known key.
+    #[error("{message}")]
+    Other {
+        /// The deserializer's message.
+        message: String,
+    },
+}
+
+impl Problem {
+    /// The dotted path of the key at fault, when there is one.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Problem::UnknownKey { key, .. }
+            | Problem::MissingKey { key }
+            | Problem::BadValue { key, .. } => Some(key),
+            Problem::SamePort { .. } => Some("player.b.port"),
+            Problem::Syntax { .. } | Problem::Other { .. } => None,
+        }
+    }
+}
+
+/// ``"`games` in [event]"`` for `event.games`; "`evnt` at the top level" for `evnt`.
+fn describe(key: &str) -> String {
+    match key.rsplit_once('.') {
+        Some((table, name)) => format!("`{name}` in [{table}]"),
+        None => format!("`{key}` at the top level"),
+    }
+}
+
+/// The line and column of byte `offset` of `text`.
+fn position(text: &str, offset: usize) -> Position {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Position {
+        line: before.matches('\n').count() + 1,
+        column: before[line_start..].chars().count() + 1,
+    }
+}
+
+fn invalid(text: &str, span: Option<Range<usize>>, problem: Problem) -> ConfigFileError {
+    ConfigFileError::Invalid {
+        file: None,
+        at: span.map(|s| position(text, s.start)),
+        problem,
+    }
+}
+
+/// Turns the TOML parser's error into a [`Problem::Syntax`], naming the key when the
+/// problem is a key given twice.
+fn syntax_error(text: &str, e: &toml::de::Error) -> ConfigFileError {
+    let mut message = e.message().to_string();
+    if message == "duplicate key"
+        && let Some(key) = e.span().and_then(|span| text.get(span))
+        && !key.is_empty()
+    {
+        message = format!("duplicate key `{key}`");
+    }
+    invalid(text, e.span(), Problem::Syntax { message })
+}
+
+/// Turns a deserializer's error into a [`Problem`] that names the key at fault, found
+/// from the error's place in the parsed document.
+fn serde_error(text: &str, doc: &DeTable<'_>, e: &toml::de::Error) -> ConfigFileError {
+    let message = plain_words(e.message());
+    let key = e.span().and_then(|span| key_at(doc, span.start));
+    let problem = match key {
+        Some(key) => match message
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split_once("`, expected "))
+        {
+            Some((_, expected)) => Problem::UnknownKey {
+                key,
+                expected: expected.to_string(),
+            },
+            None => Problem::BadValue { key, message },
+        },
+        None => Problem::Other { message },
+    };
+    invalid(text, e.span(), problem)
+}
+
+/// Replaces the Rust type names in a deserializer's message with words.
+fn plain_words(message: &str) -> String {
+    let mut message = message
+        .replace("expected i64", "expected a whole number")
+        .replace("expected f64", "expected a number")
+        .replace("wanted string or table", "expected a string");
+    if let Some(i) = message.find("expected struct ") {
+        message.truncate(i);
+        message.push_str("expected a table");
+    }
+    message
+}
+
+/// The dotted path of the key whose name or value is at byte `offset`.
+fn key_at(table: &DeTable<'_>, offset: usize) -> Option<String> {
+    let within =
+        |span: Range<usize>| span.start <= offset && (offset < span.end || span.start == span.end);
+    for (key, value) in table {
+        let name: &str = key.get_ref();
+        if let DeValue::Table(inner) = value.get_ref()
+            && let Some(sub) = key_at(inner, offset)
+        {
+            return Some(format!("{name}.{sub}"));
+        }
+        let leaf = !matches!(value.get_ref(), DeValue::Table(_));
+        if within(key.span()) || (leaf && within(value.span())) {
+            return Some(name.to_string());
+        }
+    }
+    None
+}
+
+// The file as written. Values that are checked after deserializing keep their place in
+// the file, so that the error can point at it.
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    event: RawEvent,
+    #[serde(default)]
+    files: RawFiles,
+    #[serde(default)]
+    line: RawLine,
+    #[serde(default)]
+    player: RawPlayers,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawEvent {
+    name: Option<String>,
+    site: Option<String>,
+    round: Option<Round>,
+    games: Option<Spanned<i64>>,
+    time_control: Option<Spanned<String>>,
+    openings: Option<Spanned<PathBuf>>,
+    draw_rule: Option<DrawRule>,
+    illegal: Option<IllegalRule>,
+    reset_delay: Option<Spanned<f64>>,
+    conclude_delay: Option<Spanned<f64>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawFiles {
+    pgn: Option<Spanned<PathBuf>>,
+    journal: Option<Spanned<PathBuf>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawLine {
+    baud: Option<Spanned<i64>>,
+    data_bits: Option<Spanned<i64>>,
+    parity: Option<ParityName>,
+    stop_bits: Option<Spanned<i64>>,
+    flow: Option<FlowName>,
+    eol: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPlayers {
+    a: Option<Spanned<RawPlayer>>,
+    b: Option<Spanned<RawPlayer>>,
+}
+
+/// A player's table: its port and name, and any `[line]` key. (serde cannot flatten
+/// [`RawLine`] into a struct that denies unknown fields, hence the repetition.)
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPlayer {
+    port: Option<Spanned<String>>,
+    name: Option<String>,
+    baud: Option<Spanned<i64>>,
+    data_bits: Option<Spanned<i64>>,
+    parity: Option<ParityName>,
+    stop_bits: Option<Spanned<i64>>,
+    flow: Option<FlowName>,
+    eol: Option<Spanned<String>>,
+}
+
+impl RawPlayer {
+    fn line(&self) -> RawLine {
+        RawLine {
+            baud: self.baud.clone(),
+            data_bits: self.data_bits.clone(),
+            parity: self.parity,
+            stop_bits: self.stop_bits.clone(),
+            flow: self.flow,
+            eol: self.eol.clone(),
+        }
+    }
+}
+
+/// A PGN round: a string (`"3"`, `"2.1"`) or, for convenience, a whole number.
+struct Round(String);
+
+impl<'de> Deserialize<'de> for Round {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Round, D::Error> {
+        struct RoundVisitor;
+        impl Visitor<'_> for RoundVisitor {
+            type Value = Round;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or a whole number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Round, E> {
+                Ok(Round(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Round, E> {
+                Ok(Round(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Round, E> {
+                Ok(Round(v.to_string()))
+            }
+        }
+        deserializer.deserialize_any(RoundVisitor)
+    }
+}
+
+/// Checks the raw file and turns it into an [`EventConfig`].
+struct Builder<'a> {
+    text: &'a str,
+    base: &'a Path,
+}
+
+impl Builder<'_> {
+    fn bad<T>(
+        &self,
+        key: &str,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> Result<T, ConfigFileError> {
+        Err(invalid(
+            self.text,
+            Some(span),
+            Problem::BadValue {
+                key: key.to_string(),
+                message: message.into(),
+            },
+        ))
+    }
+
+    fn build(&self, raw: RawFile) -> Result<EventConfig, ConfigFileError> {
+        let RawFile {
+            event,
+            files,
+            line,
+            player,
+        } = raw;
+        let games = match event.games {
+            None => 1,
+            Some(games) => match u32::try_from(*games.get_ref()) {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return self.bad(
+                        "event.games",
+                        games.span(),
+                        format!("must be a whole number from 1 to {}", u32::MAX),
+                    );
+                }
+            },
+        };
+        let time_control = match event.time_control {
+            None => DEFAULT_TIME_CONTROL
+                .parse()
+                .expect("the default time control is valid"),
+            Some(tc) => match tc.get_ref().parse::<TimeControl>() {
+                Ok(tc) => tc,
+                Err(e) => return self.bad("event.time_control", tc.span(), e.to_string()),
+            },
+        };
+        let openings = event
+            .openings
+            .map(|p| self.path("event.openings", p))
+            .transpose()?;
+        let pgn = match files.pgn {
+            None => self.base.join(DEFAULT_PGN),
+            Some(p) => self.path("files.pgn", p)?,
+        };
+        let journal = files
+            .journal
+            .map(|p| self.path("files.journal", p))
+            .transpose()?;
+
+        let mut settings = SerialSettings::default();
+        self.apply_line(&mut settings, &line, "line")?;
+        let eol = match &line.eol {
+            None => Eol::Lf,
+            Some(eol) => match eol.get_ref().as_str() {
+                "lf" => Eol::Lf,
+                "crlf" => Eol::Crlf,
+                _ => return self.bad("line.eol", eol.span(), "must be \"lf\" or \"crlf\""),
+            },
+        };
+        let a = self.player("a", player.a, &settings)?;
+        let b = self.player("b", player.b, &settings)?;
+        if a.port.0 == b.port.0 {
+            return Err(invalid(
+                self.text,
+                Some(b.port.1),
+                Problem::SamePort { port: b.port.0 },
+            ));
+        }
+        Ok(EventConfig {
+            ports: [a.config(), b.config()],
+            event: event.name.unwrap_or_else(|| "?".into()),
+            site: event.site.unwrap_or_else(|| "?".into()),
+            round: event.round.map(|r| r.0),
+            games,
+            time_control,
+            openings,
+            draw_rule: event.draw_rule.unwrap_or(DrawRule::Auto),
+            illegal: event.illegal.unwrap_or(IllegalRule::Loss),
+            reset_delay: self.delay("event.reset_delay", event.reset_delay)?,
+            conclude_delay: self.delay("event.conclude_delay", event.conclude_delay)?,
+            pgn,
+            journal,
+            eol,
+        })
+    }
+
+    /// A path from the file, made relative to the file's folder.
+    fn path(&self, key: &str, path: Spanned<PathBuf>) -> Result<PathBuf, ConfigFileError> {
+        if path.get_ref().as_os_str().is_empty() {
+            return self.bad(key, path.span(), "must not be empty");
+        }
+        Ok(self.base.join(path.into_inner()))
+    }
+
+    fn delay(&self, key: &str, secs: Option<Spanned<f64>>) -> Result<Duration, ConfigFileError> {
+        let Some(secs) = secs else {
+            return Ok(Duration::from_secs(DEFAULT_DELAY_SECS));
+        };
+        let value = *secs.get_ref();
+        if !(0.0..=MAX_DELAY_SECS).contains(&value) {
+            return self.bad(
+                key,
+                secs.span(),
+                format!("must be a number of seconds from 0 to {MAX_DELAY_SECS}"),
+            );
+        }
+        match Duration::try_from_secs_f64(value) {
+            Ok(d) => Ok(d),
+            Err(e) => self.bad(key, secs.span(), e.to_string()),
+        }
+    }
+
+    /// Applies the keys of a `[line]` or player table to `settings`. The end of line is
+    /// checked by the caller: it may be given in `[line]` only.
+    fn apply_line(
+        &self,
+        settings: &mut SerialSettings,
+        line: &RawLine,
+        table: &str,
+    ) -> Result<(), ConfigFileError> {
+        if let Some(baud) = &line.baud {
+            match u32::try_from(*baud.get_ref()) {
+                Ok(n) if n >= 1 => settings.baud = n,
+                _ => {
+                    return self.bad(
+                        &format!("{table}.baud"),
+                        baud.span(),
+                        format!("must be a whole number from 1 to {}", u32::MAX),
+                    );
+                }
+            }
+        }
+        if let Some(bits) = &line.data_bits {
+            match *bits.get_ref() {
+                n @ 5..=8 => settings.data_bits = u8::try_from(n).expect("5 to 8"),
+                _ => {
+                    return self.bad(
+                        &format!("{table}.data_bits"),
+                        bits.span(),
+                        "must be 5, 6, 7 or 8",
+                    );
+                }
+            }
+        }
+        if let Some(bits) = &line.stop_bits {
+            match *bits.get_ref() {
+                n @ 1..=2 => settings.stop_bits = u8::try_from(n).expect("1 or 2"),
+                _ => return self.bad(&format!("{table}.stop_bits"), bits.span(), "must be 1 or 2"),
+            }
+        }
+        if let Some(parity) = line.parity {
+            settings.parity = parity;
+        }
+        if let Some(flow) = line.flow {
+            settings.flow = flow;
+        }
+        Ok(())
+    }
+
+    fn player(
+        &self,
+        which: &str,
+        raw: Option<Spanned<RawPlayer>>,
+        defaults: &SerialSettings,
+    ) -> Result<Player, ConfigFileError> {
+        let table = format!("player.{which}");
+        let key = format!("{table}.port");
+        let Some(raw) = raw else {
+            return Err(invalid(self.text, None, Problem::MissingKey { key }));
+        };
+        let header = raw.span();
+        let raw = raw.into_inner();
+        if let Some(eol) = &raw.eol {
+            return self.bad(
+                &format!("{table}.eol"),
+                eol.span(),
+                "the end of line is the same for both ports: set it in [line]",
+            );
+        }
+        let mut line = defaults.clone();
+        self.apply_line(&mut line, &raw.line(), &table)?;
+        let Some(port) = raw.port else {
+            return Err(invalid(
+                self.text,
+                Some(header),
+                Problem::MissingKey { key },
+            ));
+        };
+        let span = port.span();
+        let port = port.into_inner();
+        if port.trim().is_empty() {
+            return self.bad(&key, span, "must not be empty");
+        }
+        Ok(Player {
+            port: (port, span),
+            name: raw.name,
+            line,
+        })
+    }
+}
+
+/// A checked player, its port still with its place in the file.
+struct Player {
+    port: (String, Range<usize>),
+    name: Option<String>,
+    line: SerialSettings,
+}
+
+impl Player {
+    fn config(&self) -> PlayerConfig {
+        PlayerConfig {
+            port: self.port.0.clone(),
+            name: self.name.clone(),
+            line: self.line.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../docs/example-event.toml");
+
+    /// The smallest valid file: the two ports.
+    const PORTS: &str = "[player.a]\nport = \"/dev/a\"\n[player.b]\nport = \"/dev/b\"\n";
+
+    fn parse(text: &str) -> Result<EventConfig, ConfigFileError> {
+        EventConfig::parse(text, Path::new("/srv/club"))
+    }
+
+    fn err(text: &str) -> ConfigFileError {
+        parse(text).expect_err("the file should be rejected")
+    }
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    #[test]
+    fn the_example_parses() {
+        let config = EventConfig::parse(EXAMPLE, Path::new("/etc/argus")).unwrap();
+        assert_eq!(config.event, "Club championship");
+        assert_eq!(config.games, 4);
+        assert_eq!(config.time_control, "40/7200:1800".parse().unwrap());
+        assert_eq!(config.ports[0].port, "/dev/argus-a");
+        assert_eq!(config.ports[1].port, "/dev/argus-b");
+        assert_eq!(config.ports[0].name.as_deref(), Some("Stockfish"));
+        assert_eq!(
+            config.openings,
+            Some(PathBuf::from("/etc/argus/openings.epd"))
+        );
+        assert_eq!(config.pgn, PathBuf::from("/var/lib/argus/club.pgn"));
+    }
+
+    #[test]
+    fn the_example_loads_from_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("event.toml");
+        fs::write(&path, EXAMPLE).unwrap();
+        let config = EventConfig::load(&path).unwrap();
+        assert_eq!(config.openings, Some(dir.path().join("openings.epd")));
+    }
+
+    #[test]
+    fn missing_keys_take_the_defaults_of_argus_serial() {
+        let config = parse(PORTS).unwrap();
+        let line = SerialSettings::default();
+        assert_eq!(
+            config,
+            EventConfig {
+                ports: [
+                    PlayerConfig {
+                        port: "/dev/a".into(),
+                        name: None,
+                        line: line.clone(),
+                    },
+                    PlayerConfig {
+                        port: "/dev/b".into(),
+                        name: None,
+                        line,
+                    },
+                ],
+                event: "?".into(),
+                site: "?".into(),
+                round: None,
+                games: 1,
+                time_control: "300+5".parse().unwrap(),
+                openings: None,
+                draw_rule: DrawRule::Auto,
+                illegal: IllegalRule::Loss,
+                reset_delay: secs(5),
+                conclude_delay: secs(5),
+                pgn: PathBuf::from("/srv/club/argus.pgn"),
+                journal: None,
+                eol: Eol::Lf,
+            }
+        );
+        assert_eq!(config.ports[0].line.to_string(), "9600 8N1 flow none");
+    }
+
+    #[test]
+    fn every_key_is_read() {
+        let text = r#"
+            [event]
+            name = "Open"
+            site = "Hall"
+            round = 7
+            games = 2
+            time_control = "60+1"
+            draw_rule = "claim"
+            illegal = "fault"
+            reset_delay = 0.5
+            conclude_delay = 0
+            [files]
+            pgn = "out/games.pgn"
+            journal = "/var/log/argus.jsonl"
+            [line]
+            baud = 19200
+            data_bits = 7
+            parity = "even"
+            stop_bits = 2
+            flow = "hardware"
+            eol = "crlf"
+            [player.a]
+            port = "COM3"
+            [player.b]
+            port = "COM4"
+            name = "Human"
+        "#;
+        let config = parse(text).unwrap();
+        assert_eq!(config.round.as_deref(), Some("7"));
+        assert_eq!(config.games, 2);
+        assert_eq!(config.draw_rule, DrawRule::Claim);
+        assert_eq!(config.illegal, IllegalRule::Fault);
+        assert_eq!(config.reset_delay, Duration::from_millis(500));
+        assert_eq!(config.conclude_delay, Duration::ZERO);
+        assert_eq!(config.pgn, PathBuf::from("/srv/club/out/games.pgn"));
+        assert_eq!(config.journal, Some(PathBuf::from("/var/log/argus.jsonl")));
+        assert_eq!(config.eol, Eol::Crlf);
+        let line = SerialSettings {
+            baud: 19200,
+            data_bits: 7,
+            parity: ParityName::Even,
+            stop_bits: 2,
+            flow: FlowName::Hardware,
+        };
+        assert_eq!(config.ports[0].line, line);
+        assert_eq!(config.ports[1].line, line);
+        assert_eq!(config.ports[1].name.as_deref(), Some("Human"));
+        assert_eq!(config.ports[0].name, None);
+    }
+
+    #[test]
+    fn a_player_overrides_the_line_defaults_for_its_port_only() {
+        let text = r#"
+            [line]
+            baud = 4800
+            parity = "odd"
+            [player.a]
+            port = "/dev/a"
+            baud = 19200
+            flow = "software"
+            [player.b]
+            port = "/dev/b"
+            stop_bits = 2
+        "#;
+        let config = parse(text).unwrap();
+        let a = &config.ports[0].line;
+        let b = &config.ports[1].line;
+        assert_eq!(
+            (a.baud, a.parity, a.stop_bits, a.flow),
+            (19200, ParityName::Odd, 1, FlowName::Software)
+        );
+        assert_eq!(
+            (b.baud, b.parity, b.stop_bits, b.flow),
+            (4800, ParityName::Odd, 2, FlowName::None)
+        );
+    }
+
+    #[test]
+    fn relative_paths_are_relative_to_the_folder_of_the_file() {
+        let text = format!(
+            "[event]\nopenings = \"book/two.epd\"\n[files]\npgn = \"club.pgn\"\njournal = \"../logs/club.jsonl\"\n{PORTS}"
+        );
+        let config = parse(&text).unwrap();
+        assert_eq!(
+            config.openings,
+            Some(PathBuf::from("/srv/club/book/two.epd"))
+        );
+        assert_eq!(config.pgn, PathBuf::from("/srv/club/club.pgn"));
+        assert_eq!(
+            config.journal,
+            Some(PathBuf::from("/srv/club/../logs/club.jsonl"))
+        );
+
+        let text = format!("[files]\npgn = \"/data/club.pgn\"\n{PORTS}");
+        assert_eq!(parse(&text).unwrap().pgn, PathBuf::from("/data/club.pgn"));
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("event.toml");
+        fs::write(&path, format!("[files]\npgn = \"club.pgn\"\n{PORTS}")).unwrap();
+        assert_eq!(
+            EventConfig::load(&path).unwrap().pgn,
+            dir.path().join("club.pgn")
+        );
+    }
+
+    #[test]
+    fn the_default_journal_is_dated_and_next_to_the_pgn_file() {
+        let text = format!("[files]\npgn = \"games/club.pgn\"\n{PORTS}");
+        let config = parse(&text).unwrap();
+        assert_eq!(
+            config.journal_path("20261122-143000"),
+            PathBuf::from("/srv/club/games/club-20261122-143000.jsonl")
+        );
+        let text = format!("[files]\njournal = \"j.jsonl\"\n{PORTS}");
+        assert_eq!(
+            parse(&text).unwrap().journal_path("x"),
+            PathBuf::from("/srv/club/j.jsonl")
+        );
+    }
+
+    /// Checks that `text` is rejected with a message naming `key` and `line`.
+    fn rejected(text: &str, key: &str, line: usize, words: &str) {
+        let e = err(text);
+        let message = e.to_string();
+        assert_eq!(e.problem().and_then(Problem::key), Some(key), "{message}");
+        assert_eq!(e.position().map(|p| p.line), Some(line), "{message}");
+        assert!(
+            message.contains(words),
+            "{message:?} does not say {words:?}"
+        );
+        assert!(
+            message.starts_with(&format!("config: line {line}, column ")),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn each_value_out_of_range_is_reported_at_its_key() {
+        let cases = [
+            (
+                "[event]\ngames = 0\n",
+                "event.games",
+                "`games` in [event]: must be a whole number from 1",
+            ),
+            (
+                "[event]\ngames = -3\n",
+                "event.games",
+                "from 1 to 4294967295",
+            ),
+            (
+                "[event]\ngames = 5000000000\n",
+                "event.games",
+                "from 1 to 4294967295",
+            ),
+            (
+                "[event]\nreset_delay = -1\n",
+                "event.reset_delay",
+                "`reset_delay` in [event]: must be a number of seconds from 0 to 86400",
+            ),
+            (
+                "[event]\nconclude_delay = 86400.5\n",
+                "event.conclude_delay",
+                "from 0 to 86400",
+            ),
+            (
+                "[event]\nconclude_delay = nan\n",
+                "event.conclude_delay",
+                "from 0 to 86400",
+            ),
+            (
+                "[event]\nreset_delay = inf\n",
+                "event.reset_delay",
+                "from 0 to 86400",
+            ),
+            (
+                "[event]\ntime_control = \"40/\"\n",
+                "event.time_control",
+                "invalid time control \"40/\"",
+            ),
+            (
+                "[line]\ndata_bits = 9\n",
+                "line.data_bits",
+                "`data_bits` in [line]: must be 5, 6, 7 or 8",
+            ),
+            (
+                "[line]\ndata_bits = 4\n",
+                "line.data_bits",
+                "must be 5, 6, 7 or 8",
+            ),
+            (
+                "[line]\nstop_bits = 3\n",
+                "line.stop_bits",
+                "`stop_bits` in [line]: must be 1 or 2",
+            ),
+            (
+                "[line]\nstop_bits = 0\n",
+                "line.stop_bits",
+                "must be 1 or 2",
+            ),
+            (
+                "[line]\nbaud = 0\n",
+                "line.baud",
+                "must be a whole number from 1",
+            ),
+            (
+                "[line]\neol = \"cr\"\n",
+                "line.eol",
+                "must be \"lf\" or \"crlf\"",
+            ),
+            (
+                "[files]\npgn = \"\"\n",
+                "files.pgn",
+                "`pgn` in [files]: must not be empty",
+            ),
+        ];
+        for (head, key, words) in cases {
+            rejected(&format!("{head}{PORTS}"), key, 2, words);
+        }
+        // In a player's table, the key is the player's.
+        let text = "[player.a]\nport = \"/dev/a\"\ndata_bits = 9\n[player.b]\nport = \"/dev/b\"\n";
+        rejected(
+            text,
+            "player.a.data_bits",
+            3,
+            "`data_bits` in [player.a]: must be 5, 6, 7 or 8",
+        );
+        let text = "[player.a]\nport = \"/dev/a\"\n[player.b]\nport = \"/dev/b\"\nstop_bits = 3\n";
+        rejected(
+            text,
+            "player.b.stop_bits",
+            5,
+            "`stop_bits` in [player.b]: must be 1 or 2",
+        );
+        let text = "[player.a]\nport = \"/dev/a\"\neol = \"crlf\"\n[player.b]\nport = \"/dev/b\"\n";
+        rejected(text, "player.a.eol", 3, "set it in [line]");
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_are_reported_at_their_key() {
+        let cases = [
+            (
+                "[event]\ngames = \"4\"\n",
+                "event.games",
+                "`games` in [event]: invalid type: string \"4\", expected a whole number",
+            ),
+            (
+                "[event]\nreset_delay = \"5\"\n",
+                "event.reset_delay",
+                "expected a number",
+            ),
+            (
+                "[event]\ndraw_rule = \"maybe\"\n",
+                "event.draw_rule",
+                "unknown variant `maybe`, expected `auto` or `claim`",
+            ),
+            (
+                "[event]\nillegal = \"warn\"\n",
+                "event.illegal",
+                "expected `loss` or `fault`",
+            ),
+            (
+                "[line]\nparity = \"mark\"\n",
+                "line.parity",
+                "`parity` in [line]: unknown variant `mark`",
+            ),
+            (
+                "[line]\nflow = true\n",
+                "line.flow",
+                "`flow` in [line]: expected a string",
+            ),
+            (
+                "[event]\nround = 2.5\n",
+                "event.round",
+                "expected a string or a whole number",
+            ),
+        ];
+        for (head, key, words) in cases {
+            rejected(&format!("{head}{PORTS}"), key, 2, words);
+        }
+        rejected(
+            "event = 3\n",
+            "event",
+            1,
+            "`event` at the top level: invalid type: integer `3`, expected a table",
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_is_reported_with_its_line() {
+        let text =
+            format!("[event]\nname = \"x\"\n\n# a comment\nsite = \"y\"\n\nbad = 1\n{PORTS}");
+        let e = err(&text);
+        assert_eq!(
+            e.problem(),
+            Some(&Problem::UnknownKey {
+                key: "event.bad".into(),
+                expected: "one of `name`, `site`, `round`, `games`, `time_control`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`".into(),
+            })
+        );
+        assert_eq!(e.position(), Some(Position { line: 7, column: 1 }));
+        assert!(
+            e.to_string().starts_with(
+                "config: line 7, column 1: unknown key `bad` in [event], expected one of `name`"
+            ),
+            "{e}"
+        );
+        rejected(
+            &format!("{PORTS}bud = 9600\n"),
+            "player.b.bud",
+            5,
+            "unknown key `bud` in [player.b]",
+        );
+        rejected(
+            &format!("[evnt]\ngames = 2\n{PORTS}"),
+            "evnt",
+            1,
+            "unknown key `evnt` at the top level",
+        );
+        rejected(
+            &format!("{PORTS}[player.c]\nport = \"/dev/c\"\n"),
+            "player.c",
+            5,
+            "unknown key `c` in [player], expected `a` or `b`",
+        );
+        rejected(
+            &format!("[line]\n  speed = 1\n{PORTS}"),
+            "line.speed",
+            2,
+            "unknown key `speed` in [line]",
+        );
+    }
+
+    #[test]
+    fn the_file_is_named_in_every_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("club.toml");
+        fs::write(&path, format!("[event]\n\nbad = 1\n{PORTS}")).unwrap();
+        let e = EventConfig::load(&path).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "config {}: line 3, column 1: unknown key `bad` in [event], expected one of `name`, `site`, `round`, `games`, `time_control`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`",
+                path.display()
+            )
+        );
+        let missing = dir.path().join("none.toml");
+        let e = EventConfig::load(&missing).unwrap_err();
+        assert!(matches!(e, ConfigFileError::Read { .. }));
+        assert!(
+            e.to_string()
+                .starts_with(&format!("config {}: ", missing.display())),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn both_ports_are_required_and_must_differ() {
+        let e = err("[player.a]\nport = \"/dev/a\"\n");
+        assert_eq!(
+            e.problem(),
+            Some(&Problem::MissingKey {
+                key: "player.b.port".into()
+            })
+        );
+        assert_eq!(e.to_string(), "config: missing key `port` in [player.b]");
+
+        let e = err("[player.a]\nname = \"x\"\n[player.b]\nport = \"/dev/b\"\n");
+        assert_eq!(
+            e.problem(),
+            Some(&Problem::MissingKey {
+                key: "player.a.port".into()
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "config: line 1, column 1: missing key `port` in [player.a]"
+        );
+
+        assert_eq!(
+            err("").problem(),
+            Some(&Problem::MissingKey {
+                key: "player.a.port".into()
+            })
+        );
+
+        let e = err("[player.a]\nport = \"/dev/x\"\n[player.b]\nport = \"/dev/x\"\n");
+        assert_eq!(
+            e.problem(),
+            Some(&Problem::SamePort {
+                port: "/dev/x".into()
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "config: line 4, column 8: [player.a] and [player.b] have the same port /dev/x"
+        );
+
+        rejected(
+            "[player.a]\nport = \"\"\n[player.b]\nport = \"/dev/b\"\n",
+            "player.a.port",
+            2,
+            "must not be empty",
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_gives_its_line_and_column() {
+        let e = err("[event]\nname = \"x\"\ngames = = 2\n");
+        assert!(matches!(e.problem(), Some(Problem::Syntax { .. })), "{e:?}");
+        assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
+        let e = err("[event]\nname = 1\nname = 2\n");
+        assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
+        assert!(e.to_string().ends_with("duplicate key `name`"), "{e}");
+        let e = err("[event]\n[line]\n[event]\n");
+        assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
+        assert!(e.to_string().ends_with("duplicate key `event`"), "{e}");
+    }
+
+    #[test]
+    fn positions_count_characters_from_one() {
+        assert_eq!(position("ab\ncd", 0), Position { line: 1, column: 1 });
+        assert_eq!(position("ab\ncd", 4), Position { line: 2, column: 2 });
+        assert_eq!(position("é = 1\nx", 3), Position { line: 1, column: 3 });
+        assert_eq!(position("ab", 99), Position { line: 1, column: 3 });
+    }
+}
