@@ -9,5 +9,6 @@ pub mod config;
 pub mod core;
 pub mod epd;
 pub mod journal;
+pub mod live_replay;
 pub mod mediator;
 pub mod transport;

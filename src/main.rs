@@ -214,8 +214,41 @@ struct ReplayArgs {
     /// The journal to replay.
     journal: PathBuf,
     /// Where to write the PGN the replay reproduces (default: standard output).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "role")]
     pgn: Option<PathBuf>,
+    /// Act as the recorded player a or b toward a live referee, or as the recorded
+    /// referee toward a live client, on --port; report where the live side differs.
+    #[arg(long = "as", value_name = "a|b|referee", value_enum, requires = "port")]
+    role: Option<RoleArg>,
+    /// The port of the live program (with --as).
+    #[arg(long, requires = "role")]
+    port: Option<String>,
+    /// With --as referee: which recorded player the live client stands for.
+    #[arg(long, value_enum, default_value_t = RoleArg::A)]
+    client: RoleArg,
+    /// Send at N times the recorded pace.
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_name = "N",
+        conflicts_with = "instant"
+    )]
+    speed: f64,
+    /// Send each line as soon as the live side has caught up.
+    #[arg(long)]
+    instant: bool,
+    /// Go on after the first difference.
+    #[arg(long)]
+    keep_going: bool,
+    #[command(flatten)]
+    line: LineArgs,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+enum RoleArg {
+    A,
+    B,
+    Referee,
 }
 
 fn parse_secs(text: &str) -> Result<Duration, String> {
@@ -768,7 +801,37 @@ fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
     )
 }
 
+fn replay_live(args: &ReplayArgs, role: RoleArg, port: &str) -> Result<ExitCode> {
+    use argus::core::Port;
+    use argus::live_replay::{self, LiveOptions, Pace, Role};
+    let port_of = |r: RoleArg| if r == RoleArg::B { Port::B } else { Port::A };
+    let role = match role {
+        RoleArg::Referee => Role::Referee {
+            client: port_of(args.client),
+        },
+        player => Role::Player(port_of(player)),
+    };
+    let mut options = LiveOptions::new(role);
+    options.pace = if args.instant {
+        Pace::Instant
+    } else {
+        Pace::Recorded { speed: args.speed }
+    };
+    options.eol = args.line.eol;
+    options.keep_going = args.keep_going;
+    let report = live_replay::play_port(&args.journal, port, &args.line.settings(), &options)?;
+    println!("{report}");
+    Ok(if report.is_clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 fn replay_cmd(args: ReplayArgs) -> Result<ExitCode> {
+    if let (Some(role), Some(port)) = (args.role, &args.port) {
+        return replay_live(&args, role, port);
+    }
     let replay = journal::replay(&args.journal)?;
     match &args.pgn {
         Some(path) => {

@@ -132,3 +132,90 @@ fn a_vanished_line_is_reopened_by_path_and_what_was_owed_is_delivered() {
         "White was charged {secs} s for a move made after a 0.7 s outage"
     );
 }
+
+/// Records a short game between scripted players and returns the journal's path (in
+/// `dir`).
+fn recorded_game(dir: &std::path::Path) -> std::path::PathBuf {
+    use common::*;
+    let (mut m, respond) = Match::start(&[]);
+    let respond = m.play(respond, true, &["e4", "e5", "Nf3", "Nc6"]).unwrap();
+    m.a.send(&reply(&respond, "resign;"));
+    m.finish("0-1");
+    let journal = dir.join("recorded.jsonl");
+    std::fs::copy(&m.referee.journal, &journal).unwrap();
+    journal
+}
+
+/// Runs a live referee with `extra` options on two socat cables and both recorded
+/// players replayed against it with `argus replay --as`; returns the replays' exit codes
+/// and output.
+fn replay_both_players(extra: &[&str]) -> Vec<(Option<i32>, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = recorded_game(dir.path());
+    let p = |name: &str| dir.path().join(name);
+    let _cable_a = null_modem(&p("ref-a"), &p("player-a"));
+    let _cable_b = null_modem(&p("ref-b"), &p("player-b"));
+    let _referee = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("serial")
+            .arg(p("ref-a"))
+            .arg(p("ref-b"))
+            .args([
+                "--unattended",
+                "--reset-delay",
+                "0",
+                "--conclude-delay",
+                "0",
+            ])
+            .args(extra)
+            .arg("--pgn")
+            .arg(p("live.pgn"))
+            .arg("--journal")
+            .arg(p("live.jsonl"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let replays: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|side| {
+            Command::new(env!("CARGO_BIN_EXE_argus"))
+                .arg("replay")
+                .arg(&journal)
+                .args(["--as", side, "--instant", "--port"])
+                .arg(p(&format!("player-{side}")))
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    replays
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs socat"]
+fn replay_as_both_players_reproduces_a_recorded_game_against_a_live_referee() {
+    for (code, report) in replay_both_players(&[]) {
+        assert_eq!(code, Some(0), "{report}");
+        assert!(report.contains("no differences"), "{report}");
+    }
+}
+
+#[test]
+#[ignore = "needs socat"]
+fn replay_as_reports_where_a_changed_live_referee_differs() {
+    for (code, report) in replay_both_players(&["--tc", "60"]) {
+        assert_eq!(code, Some(1), "{report}");
+        assert!(report.contains("journal line"), "{report}");
+        assert!(report.contains(r#"TimeControl "60""#), "{report}");
+    }
+}
