@@ -305,6 +305,7 @@ where
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
         attended: false,
+        wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;
 

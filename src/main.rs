@@ -16,7 +16,7 @@ use argus::client::{self, ClientOptions, Engine, Limit, human::HumanEngine, rand
 use argus::config::{EventConfig, MAX_DELAY_SECS};
 use argus::core::clock::TimeControl;
 use argus::core::supervisor;
-use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee};
+use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee, WireTiming};
 use argus::epd::Record;
 use argus::journal::{self, Event, Journal};
 use argus::mediator::{self, Control, Eol, Line, PrintWatcher, Records};
@@ -48,9 +48,9 @@ enum Command {
 
 #[derive(Args, Clone)]
 struct LineArgs {
-    /// Bits per second.
-    #[arg(long, default_value_t = 9600, value_name = "N")]
-    baud: u32,
+    /// Bits per second [default: 9600].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    baud: Option<u32>,
     /// Data bits: 5, 6, 7 or 8.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(5..=8))]
     data_bits: u8,
@@ -71,7 +71,7 @@ struct LineArgs {
 impl LineArgs {
     fn settings(&self) -> SerialSettings {
         SerialSettings {
-            baud: self.baud,
+            baud: self.baud.unwrap_or(9600),
             data_bits: self.data_bits,
             parity: self.parity,
             stop_bits: self.stop_bits,
@@ -141,9 +141,14 @@ struct SerialArgs {
     /// What an illegal move costs.
     #[arg(long, value_enum, default_value_t = IllegalArg::Loss)]
     illegal: IllegalArg,
-    /// Run without a supervisor (the only mode until the console exists).
+    /// Run without a supervisor at the console.
     #[arg(long)]
     unattended: bool,
+    /// Charge the players the time their records spend on a slow line, too. By default
+    /// that time is deducted when the line's rate is known: on a real serial port, or on
+    /// a pty when --baud is given.
+    #[arg(long)]
+    no_wire_compensation: bool,
 }
 
 #[derive(Copy, Clone, clap::ValueEnum)]
@@ -425,6 +430,13 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
             IllegalArg::Fault => IllegalRule::Fault,
         },
         attended: !args.unattended,
+        wire: wire_timing(
+            [&port_a, &port_b],
+            &args.line.settings(),
+            args.line.baud.is_some(),
+            !args.no_wire_compensation,
+            args.line.eol,
+        ),
     };
     let settings = args.line.settings();
     Ok(Plan {
@@ -438,6 +450,22 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         start: Start::New(Box::new(config)),
         attended: !args.unattended,
     })
+}
+
+/// What the referee knows of its lines' rates: a real serial port's from its settings,
+/// a pty's only when the rate was given explicitly.
+fn wire_timing(
+    ports: [&str; 2],
+    settings: &SerialSettings,
+    explicit: bool,
+    compensate: bool,
+    eol: Eol,
+) -> WireTiming {
+    let known = |path: &str| compensate && (explicit || !serial::is_pty(path));
+    WireTiming {
+        byte_time: ports.map(|p| known(p).then(|| settings.byte_time())),
+        eol_bytes: eol.bytes().len() as u8,
+    }
 }
 
 fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
@@ -463,6 +491,10 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
         draw_rule: event.draw_rule,
         illegal: event.illegal,
         attended: !unattended,
+        wire: WireTiming {
+            byte_time: [a, b].map(|p| (!serial::is_pty(&p.port)).then(|| p.line.byte_time())),
+            eol_bytes: event.eol.bytes().len() as u8,
+        },
     };
     Ok(Plan {
         ports: [a.port.clone(), b.port.clone()],
@@ -716,6 +748,7 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
         attended: false,
+        wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;
     let mut lines = Vec::new();

@@ -13,7 +13,9 @@ pub mod pgn;
 pub mod referee;
 pub mod supervisor;
 
-pub use referee::{DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee};
+pub use referee::{
+    DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee, WireTiming,
+};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -81,6 +81,40 @@ pub struct MatchConfig {
     /// [`IllegalRule::Fault`] and a player's `sign_off` pause the game for a decision.
     #[serde(default)]
     pub attended: bool,
+    /// The rate of each port's line, when the referee knows it: then a slow line costs
+    /// nobody thinking time (profile section 6).
+    #[serde(default)]
+    pub wire: WireTiming,
+}
+
+/// What the referee knows of its lines' speed, for the clocks (profile section 6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireTiming {
+    /// The time one byte takes on port A's and port B's line (start, data, parity and
+    /// stop bits at the line's rate); `None` where the rate is unknown (a pty without an
+    /// explicit rate) or compensation is off.
+    pub byte_time: [Option<Duration>; 2],
+    /// The bytes of the end of line the referee writes: 1 for LF, 2 for CR LF. A
+    /// player's terminator is counted as one byte.
+    pub eol_bytes: u8,
+}
+
+impl Default for WireTiming {
+    fn default() -> WireTiming {
+        WireTiming {
+            byte_time: [None, None],
+            eol_bytes: 1,
+        }
+    }
+}
+
+impl WireTiming {
+    /// How long `bytes` bytes take on `port`'s line; zero when the rate is unknown.
+    pub fn time(&self, port: Port, bytes: usize) -> Duration {
+        self.byte_time[port.index()].map_or(Duration::ZERO, |t| {
+            t.saturating_mul(u32::try_from(bytes).unwrap_or(u32::MAX))
+        })
+    }
 }
 
 /// An error in a [`MatchConfig`].
@@ -496,7 +530,11 @@ pub struct Referee {
     phase: Phase,
     started: u32,
     current: Option<Current>,
-    pending: [VecDeque<Tx>; 2],
+    /// Lines sent and not yet drained, with the moment their last byte leaves at the
+    /// line's rate (the send itself when the rate is unknown).
+    pending: [VecDeque<(Tx, Duration)>; 2],
+    /// When each line is free again at its rate, from what the referee has sent.
+    wire_free: [Duration; 2],
     /// Replies that arrived before the drain of the respond they answer was reported,
     /// with their stamps: they are judged once the clock has started.
     early: Vec<(Port, Duration, Record)>,
@@ -561,6 +599,7 @@ impl Referee {
             started: 0,
             current: None,
             pending: Default::default(),
+            wire_free: [Duration::ZERO; 2],
             early: Vec::new(),
             shutting_down: false,
             paused: None,
@@ -582,14 +621,21 @@ impl Referee {
     /// Feeds one input to the referee. Timers due at or before the input's moment fire
     /// first, at their own moments.
     pub fn handle(&mut self, input: Input) {
-        let at = input.at();
+        let at = match &input {
+            // A reply's own time on the line is not the player's: its clock stops when
+            // the reply began to arrive, as far as the line's rate tells.
+            Input::Line { port, at, bytes } => {
+                at.saturating_sub(self.cfg.wire.time(*port, bytes.len() + 1))
+            }
+            other => other.at(),
+        };
         self.advance(at);
         match input {
             Input::Line { port, bytes, .. } if self.paused.is_some() => {
                 // Records wait while the game is paused.
                 self.held.push((port, bytes));
             }
-            Input::Line { port, at, bytes } => self.on_line(port, at, &bytes),
+            Input::Line { port, bytes, .. } => self.on_line(port, at, &bytes),
             Input::Drained { port, at } => self.on_drained(port, at),
             Input::Timeout { .. } => {}
             Input::PortLost { port, at } => {
@@ -684,11 +730,12 @@ impl Referee {
                 cur.clock_started = Some(now);
             }
         }
-        self.pending[port.index()].push_back(tx);
-        self.out.push_back(Output::Send {
-            port,
-            line: record.to_string(),
-        });
+        let line = record.to_string();
+        let bytes = line.len() + usize::from(self.cfg.wire.eol_bytes);
+        let free = &mut self.wire_free[port.index()];
+        *free = (*free).max(self.now) + self.cfg.wire.time(port, bytes);
+        self.pending[port.index()].push_back((tx, *free));
+        self.out.push_back(Output::Send { port, line });
     }
 
     fn send_both(&mut self, record: &Record, tx: Tx) {
@@ -948,18 +995,20 @@ impl Referee {
     // ---- inputs ----------------------------------------------------------------------
 
     fn on_drained(&mut self, port: Port, at: Duration) {
-        let Some(tx) = self.pending[port.index()].pop_front() else {
+        let Some((tx, last_byte)) = self.pending[port.index()].pop_front() else {
             log::warn!("port {port}: a drain with nothing outstanding");
             return;
         };
         match tx {
             Tx::Other => {}
             Tx::Respond => {
+                // On a line whose rate is known the clock starts when the last byte
+                // has left at that rate, if that is later than the drain.
                 if let Some(cur) = self.playing_mut()
                     && cur.to_move_port() == port
                     && cur.clock_started.is_none()
                 {
-                    cur.clock_started = Some(at);
+                    cur.clock_started = Some(at.max(last_byte));
                 }
                 self.judge_early_replies(port);
             }
@@ -1354,7 +1403,11 @@ impl Referee {
             });
         };
         let clock_waits = cur.to_move_port() == port && cur.clock_started.is_none();
-        if clock_waits && self.pending[port.index()].contains(&Tx::Respond) {
+        if clock_waits
+            && self.pending[port.index()]
+                .iter()
+                .any(|(tx, _)| *tx == Tx::Respond)
+        {
             // The player answered before its respond's drain was reported (the two
             // come from different threads): the drain happened first, so wait for it
             // and charge from it.
@@ -1620,6 +1673,7 @@ mod tests {
             draw_rule: DrawRule::Auto,
             illegal: IllegalRule::Loss,
             attended: false,
+            wire: WireTiming::default(),
         }
     }
 
@@ -1902,6 +1956,37 @@ mod tests {
         let mate =
             Record::from_ascii(format!("{START} refreq reply; ce 32762;").as_bytes()).unwrap();
         assert_eq!(analysis_text(&mate).as_deref(), Some("+M3"));
+    }
+
+    #[test]
+    fn a_slow_line_costs_nobody_thinking_time() {
+        let mut cfg = config("60");
+        // One byte a millisecond on port A's line (about 10,000 baud).
+        cfg.wire.byte_time = [Some(ms(1)), None];
+        let mut s = Script::new(cfg);
+        s.reach_first_respond();
+        let on_a: Vec<usize> = s
+            .sent
+            .iter()
+            .filter(|(p, _)| *p == Port::A)
+            .map(|(_, line)| line.len() + 1)
+            .collect();
+        assert_eq!(on_a.len(), 2, "the inform and the respond");
+        // The pty reports the drains at once; the bytes leave at the line's rate.
+        s.drain_all(5001);
+        let last_byte = 5000 + (on_a[0] + on_a[1]) as u64;
+        let reply = format!("{START} refreq reply; sm e4;");
+        let reply_time = (reply.len() + 1) as u64;
+        let arrived = last_byte + 1300 + reply_time;
+        s.line(Port::A, arrived, &reply);
+        s.drain_all(arrived + 1);
+        s.line(
+            Port::B,
+            arrived + 100,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
+        );
+        let pgn = &s.reports[0].pgn;
+        assert!(pgn.contains("[%emt 0:00:01.300]"), "{pgn}");
     }
 
     #[test]

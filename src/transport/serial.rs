@@ -97,6 +97,16 @@ impl FromStr for FlowName {
 }
 
 impl SerialSettings {
+    /// The time one byte takes on the line: a start bit, the data bits, the parity bit
+    /// if any and the stop bits, at the baud rate.
+    pub fn byte_time(&self) -> std::time::Duration {
+        let bits = 1
+            + u64::from(self.data_bits)
+            + u64::from(self.parity != ParityName::None)
+            + u64::from(self.stop_bits);
+        std::time::Duration::from_nanos(bits * 1_000_000_000 / u64::from(self.baud.max(1)))
+    }
+
     fn builder(&self, path: &str) -> io::Result<serialport::SerialPortBuilder> {
         let data_bits = match self.data_bits {
             5 => DataBits::Five,
@@ -163,6 +173,22 @@ pub fn open(path: &str, settings: &SerialSettings) -> io::Result<Duplex> {
             reader: Box::new(port),
             writer: Box::new(writer),
         })
+    }
+}
+
+/// Whether `path` is a pseudo-terminal (a pty, as socat or a line simulator makes),
+/// whose baud setting means nothing: the referee then knows a line's rate only when it is
+/// given explicitly.
+pub fn is_pty(path: &str) -> bool {
+    #[cfg(unix)]
+    {
+        std::fs::canonicalize(path)
+            .is_ok_and(|p| p.starts_with("/dev/pts") || p.starts_with("/dev/pty"))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 
