@@ -11,4 +11,5 @@ pub mod epd;
 pub mod journal;
 pub mod live_replay;
 pub mod mediator;
+pub mod ports;
 pub mod transport;
