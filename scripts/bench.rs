@@ -72,6 +72,8 @@ const TIME_CONTROL: &str = "600+5";
 const PARSE_ROUNDS: usize = 1_000_000;
 /// How many records each single-kind parsing loop reads.
 const PARSE_ROUNDS_PER_KIND: usize = 250_000;
+/// Records in the file the EPD tools' figures are measured on.
+const EPD_TOOL_RECORDS: usize = 100_000;
 /// How long the whole run may take before it is declared hung.
 const WATCHDOG: Duration = Duration::from_secs(240);
 /// The engine of the engine-overhead session (Debian's package `stockfish`).
@@ -165,6 +167,15 @@ fn run() -> Result<(), BoxError> {
             parse.bytes as f64 / parse.elapsed.as_secs_f64() / 1e6,
         );
     }
+    let (check_rate, normalize_rate) = argus::epd::tools::throughput(EPD_TOOL_RECORDS);
+    println!(
+        "{:<34} {EPD_TOOL_RECORDS:>7} {check_rate:>9.0}",
+        "epd tools: check"
+    );
+    println!(
+        "{:<34} {EPD_TOOL_RECORDS:>7} {normalize_rate:>9.0}",
+        "epd tools: normalize"
+    );
     println!();
     print_session("relay session", &relay);
     print_session("clock session", &charge);

@@ -2,7 +2,7 @@
 //! one line that names the culprit, and become the exit code.
 
 use std::fs;
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -44,6 +44,38 @@ enum Command {
     Demo(DemoArgs),
     /// Replay a journal through the referee and check it reproduces the session.
     Replay(ReplayArgs),
+    /// EPD file tools for preparing openings files.
+    #[command(subcommand)]
+    Epd(EpdCommand),
+}
+
+#[derive(Subcommand)]
+enum EpdCommand {
+    /// Check every record: it parses, its position is legal, its operations are
+    /// well-formed; errors are reported with their line numbers.
+    Check {
+        /// The EPD file (`-` or nothing for standard input).
+        file: Option<PathBuf>,
+    },
+    /// Write every record in canonical form (the pfdn verb of EPD spec 7.1).
+    Normalize {
+        /// The input (`-` or nothing for standard input).
+        input: Option<PathBuf>,
+        /// The output (nothing for standard output).
+        output: Option<PathBuf>,
+        /// Copy invalid records unchanged instead of leaving them out.
+        #[arg(long)]
+        keep_invalid: bool,
+    },
+    /// Remove every operation with OPCODE (the pfop verb of EPD spec 7.4).
+    Purge {
+        /// The opcode to remove, such as `c0` or `acn`.
+        opcode: String,
+        /// The input (`-` or nothing for standard input).
+        input: Option<PathBuf>,
+        /// The output (nothing for standard output).
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -305,6 +337,7 @@ fn main() -> ExitCode {
         Command::Client(args) => client_cmd(args),
         Command::Demo(args) => demo_cmd(args),
         Command::Replay(args) => replay_cmd(args),
+        Command::Epd(command) => epd_cmd(command),
     };
     match result {
         Ok(code) => code,
@@ -832,6 +865,67 @@ fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
     bail!(
         "the demo needs pseudo-terminals, which this system does not have; use `argus serial` with two ports"
     )
+}
+
+fn open_input(path: Option<&Path>) -> Result<Box<dyn io::BufRead>> {
+    Ok(match path {
+        None => Box::new(io::stdin().lock()),
+        Some(p) if p.as_os_str() == "-" => Box::new(io::stdin().lock()),
+        Some(p) => Box::new(io::BufReader::new(
+            fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )),
+    })
+}
+
+fn open_output(path: Option<&Path>) -> Result<Box<dyn io::Write>> {
+    Ok(match path {
+        None => Box::new(io::BufWriter::new(io::stdout().lock())),
+        Some(p) => Box::new(io::BufWriter::new(
+            fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
+        )),
+    })
+}
+
+fn epd_cmd(command: EpdCommand) -> Result<ExitCode> {
+    use argus::epd::tools;
+    let (summary, what) = match command {
+        EpdCommand::Check { file } => {
+            let summary = tools::check(open_input(file.as_deref())?, usize::MAX)?;
+            (summary, "checked")
+        }
+        EpdCommand::Normalize {
+            input,
+            output,
+            keep_invalid,
+        } => {
+            let mut out = open_output(output.as_deref())?;
+            let summary = tools::normalize(open_input(input.as_deref())?, &mut out, keep_invalid)?;
+            out.flush()?;
+            (summary, "normalized")
+        }
+        EpdCommand::Purge {
+            opcode,
+            input,
+            output,
+        } => {
+            let mut out = open_output(output.as_deref())?;
+            let summary = tools::purge(open_input(input.as_deref())?, &mut out, &opcode)?;
+            out.flush()?;
+            (summary, "purged")
+        }
+    };
+    for error in &summary.errors {
+        eprintln!("{error}");
+    }
+    eprintln!(
+        "argus epd: {} record(s) {what}, {} invalid, {} line(s) skipped",
+        summary.records, summary.invalid, summary.skipped
+    );
+    Ok(if summary.is_clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn replay_live(args: &ReplayArgs, role: RoleArg, port: &str) -> Result<ExitCode> {

@@ -26,6 +26,7 @@
 
 mod moves;
 mod operand;
+pub mod tools;
 
 use std::fmt;
 use std::num::NonZeroU32;
