@@ -4,6 +4,7 @@
 //! transports turn bytes into timestamped lines, the mediator feeds them to the core, and
 //! the journal records every input so that a session can be replayed exactly.
 
+pub mod cable_test;
 pub mod client;
 pub mod config;
 pub mod core;
@@ -13,3 +14,4 @@ pub mod live_replay;
 pub mod mediator;
 pub mod ports;
 pub mod transport;
+pub mod wire;

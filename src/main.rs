@@ -44,9 +44,48 @@ enum Command {
     Demo(DemoArgs),
     /// Replay a journal through the referee and check it reproduces the session.
     Replay(ReplayArgs),
+    /// Relay two ports at the byte timing of a real line (a line simulator).
+    Wire(WireArgs),
+    /// Test a null-modem cable between two ports, or one port with a loopback plug.
+    CableTest(CableTestArgs),
+    /// List the serial ports on this machine.
+    Ports,
     /// EPD file tools for preparing openings files.
     #[command(subcommand)]
     Epd(EpdCommand),
+}
+
+#[derive(Args)]
+struct WireArgs {
+    /// One end (normally a pty, the other end of which a program opens).
+    port_a: String,
+    /// The other end.
+    port_b: String,
+    #[command(flatten)]
+    line: LineArgs,
+    /// The probability that a byte is corrupted (one bit flipped), 0 to 1.
+    #[arg(long, default_value_t = 0.0, value_name = "RATE")]
+    noise: f64,
+    /// The seed of the noise.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Args)]
+struct CableTestArgs {
+    /// The first port.
+    port_a: String,
+    /// The second port (not with --loopback).
+    #[arg(required_unless_present = "loopback", conflicts_with = "loopback")]
+    port_b: Option<String>,
+    /// Test one port with a loopback plug (TxD joined to RxD).
+    #[arg(long)]
+    loopback: bool,
+    /// Bytes sent each way [default: about two seconds of the line].
+    #[arg(long, value_name = "N")]
+    bytes: Option<usize>,
+    #[command(flatten)]
+    line: LineArgs,
 }
 
 #[derive(Subcommand)]
@@ -338,6 +377,9 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo_cmd(args),
         Command::Replay(args) => replay_cmd(args),
         Command::Epd(command) => epd_cmd(command),
+        Command::Wire(args) => wire_cmd(args),
+        Command::CableTest(args) => cable_test_cmd(args),
+        Command::Ports => ports_cmd(),
     };
     match result {
         Ok(code) => code,
@@ -865,6 +907,75 @@ fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
     bail!(
         "the demo needs pseudo-terminals, which this system does not have; use `argus serial` with two ports"
     )
+}
+
+fn wire_cmd(args: WireArgs) -> Result<ExitCode> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let settings = args.line.settings();
+    let open = |path: &str| {
+        serial::open(path, &settings).with_context(|| format!("cannot open port {path}"))
+    };
+    let (a, b) = (open(&args.port_a)?, open(&args.port_b)?);
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("cannot install the interrupt handler")?;
+    let options = argus::wire::WireOptions {
+        settings: settings.clone(),
+        noise: args.noise,
+        seed: args.seed,
+    };
+    println!(
+        "argus wire: {} <-> {} at {settings}, noise {}; Ctrl-C to stop",
+        args.port_a, args.port_b, args.noise
+    );
+    let stats = argus::wire::run(a, b, &options, &stop)?;
+    println!(
+        "argus wire: {} bytes a->b ({} corrupted), {} bytes b->a ({} corrupted)",
+        stats.bytes[0], stats.corrupted[0], stats.bytes[1], stats.corrupted[1]
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cable_test_cmd(args: CableTestArgs) -> Result<ExitCode> {
+    use argus::cable_test;
+    let settings = args.line.settings();
+    let bytes = args
+        .bytes
+        .unwrap_or_else(|| cable_test::default_bytes(&settings));
+    let open = |path: &str| {
+        serial::open(path, &settings).with_context(|| format!("cannot open port {path}"))
+    };
+    let report = match &args.port_b {
+        Some(port_b) if !args.loopback => cable_test::test_pair(
+            open(&args.port_a)?,
+            open(port_b)?,
+            [&args.port_a, port_b],
+            &settings,
+            bytes,
+        )?,
+        _ => cable_test::test_loopback(open(&args.port_a)?, &args.port_a, &settings, bytes)?,
+    };
+    println!("{report}");
+    Ok(if report.is_clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn ports_cmd() -> Result<ExitCode> {
+    let ports = argus::ports::list().context("cannot list the serial ports")?;
+    if ports.is_empty() {
+        println!(
+            "no serial ports found on this machine (plug in a USB adapter, or check that the built-in port is enabled in the BIOS)"
+        );
+    }
+    for port in ports {
+        println!("{port}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn open_input(path: Option<&Path>) -> Result<Box<dyn io::BufRead>> {

@@ -100,10 +100,7 @@ impl SerialSettings {
     /// The time one byte takes on the line: a start bit, the data bits, the parity bit
     /// if any and the stop bits, at the baud rate.
     pub fn byte_time(&self) -> std::time::Duration {
-        let bits = 1
-            + u64::from(self.data_bits)
-            + u64::from(self.parity != ParityName::None)
-            + u64::from(self.stop_bits);
+        let bits = u64::from(crate::wire::bits_per_byte(self));
         std::time::Duration::from_nanos(bits * 1_000_000_000 / u64::from(self.baud.max(1)))
     }
 
