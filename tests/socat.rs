@@ -219,3 +219,150 @@ fn replay_as_reports_where_a_changed_live_referee_differs() {
         assert!(report.contains(r#"TimeControl "60""#), "{report}");
     }
 }
+
+/// A slow line between `referee_end` (which the referee opens) and `player_end`: two
+/// socat null modems with `argus wire` pacing the bytes between them.
+fn slow_line(dir: &std::path::Path, name: &str, baud: &str, noise: &str) -> Vec<Killer> {
+    let p = |suffix: &str| dir.join(format!("{name}-{suffix}"));
+    let first = null_modem(&p("ref"), &p("wire-1"));
+    let second = null_modem(&p("wire-2"), &p("player"));
+    let wire = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("wire")
+            .arg(p("wire-1"))
+            .arg(p("wire-2"))
+            .args(["--baud", baud, "--noise", noise, "--seed", "7"])
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    vec![first, second, wire]
+}
+
+/// What the referee charges a player that thinks exactly one second behind a 9600-baud
+/// line, with or without wire-time compensation.
+fn charge_of_a_one_second_think(compensate: bool) -> f64 {
+    use common::*;
+    let dir = tempfile::tempdir().unwrap();
+    let _line = slow_line(dir.path(), "a", "9600", "0");
+    let a = Peer::on_device(&dir.path().join("a-player"), &dir.path().join("a-ref"));
+    let b = Peer::new();
+    let mut extra = vec!["--baud", "9600", "--tc", "60"];
+    if !compensate {
+        extra.push("--no-wire-compensation");
+    }
+    let referee = Referee::start(&a, &b, &extra);
+    let mut m = Match { a, b, referee };
+    m.a.sign_on("Alpha");
+    m.b.sign_on("Beta");
+    m.begin_game();
+    let (arrived, respond) = m.a.expect_at("respond");
+    let line = reply(&respond, "sm e4;");
+    let think = Duration::from_secs(1);
+    std::thread::sleep(think.saturating_sub(arrived.elapsed()));
+    m.a.send(&line);
+    let respond = m.b.expect("respond");
+    m.b.send(&reply(&respond, "resign;"));
+    let pgn = m.finish("1-0");
+    let flat = pgn.replace('\n', " ");
+    let emt = flat.split("[%emt 0:00:").nth(1).unwrap();
+    emt[..6].parse().unwrap()
+}
+
+#[test]
+#[ignore = "needs socat"]
+fn on_a_9600_baud_line_a_one_second_think_is_charged_one_second() {
+    let charged = charge_of_a_one_second_think(true);
+    eprintln!("charged with compensation: {charged} s");
+    assert!(
+        (charged - 1.0).abs() <= 0.005,
+        "charged {charged} s for a 1.000 s think"
+    );
+    let uncompensated = charge_of_a_one_second_think(false);
+    eprintln!("charged without compensation: {uncompensated} s");
+    assert!(
+        uncompensated > 1.1,
+        "without compensation the line costs the player: {uncompensated}"
+    );
+}
+
+#[test]
+#[ignore = "needs socat"]
+fn a_match_through_noisy_simulated_lines_still_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let _a = slow_line(dir.path(), "a", "115200", "0.0005");
+    let _b = slow_line(dir.path(), "b", "115200", "0.0005");
+    let mut referee = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("serial")
+            .arg(p("a-ref"))
+            .arg(p("b-ref"))
+            .args(["--unattended", "--baud", "115200", "--tc", "20+0.1"])
+            .args(["--reset-delay", "0.2", "--conclude-delay", "0.2"])
+            .arg("--pgn")
+            .arg(p("noisy.pgn"))
+            .arg("--journal")
+            .arg(p("noisy.jsonl"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let client = |end: &str, seed: &str| {
+        Killer(
+            Command::new(env!("CARGO_BIN_EXE_argus"))
+                .arg("client")
+                .arg(p(end))
+                .args(["--engine", "random", "--seed", seed, "--baud", "115200"])
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
+    };
+    let _ca = client("a-player", "21");
+    let _cb = client("b-player", "22");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = referee.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the match did not finish");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success());
+    let pgn = std::fs::read_to_string(p("noisy.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 1, "{pgn}");
+    common::check_pgn_with_pgn_reader(&pgn, 1);
+}
+
+#[test]
+#[ignore = "needs socat"]
+fn cable_test_passes_on_a_clean_line_and_names_noise_on_a_noisy_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let _clean = null_modem(&p("c1"), &p("c2"));
+    let out = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["cable-test", "--bytes", "400"])
+        .arg(p("c1"))
+        .arg(p("c2"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cable OK"));
+    let _noisy = slow_line(dir.path(), "n", "19200", "0.05");
+    let out = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["cable-test", "--bytes", "400", "--baud", "19200"])
+        .arg(p("n-ref"))
+        .arg(p("n-player"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("noise"), "{text}");
+}

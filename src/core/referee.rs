@@ -621,15 +621,18 @@ impl Referee {
     /// Feeds one input to the referee. Timers due at or before the input's moment fire
     /// first, at their own moments.
     pub fn handle(&mut self, input: Input) {
+        let stamp = input.at();
         let at = match &input {
-            // A reply's own time on the line is not the player's: its clock stops when
-            // the reply began to arrive, as far as the line's rate tells.
+            // A line's own time on a slow line is not the player's: it is judged as of
+            // the moment it began to arrive, as far as the line's rate tells.
             Input::Line { port, at, bytes } => {
                 at.saturating_sub(self.cfg.wire.time(*port, bytes.len() + 1))
             }
             other => other.at(),
         };
         self.advance(at);
+        // What this input makes the referee send, it sends now.
+        self.now = self.now.max(stamp);
         match input {
             Input::Line { port, bytes, .. } if self.paused.is_some() => {
                 // Records wait while the game is paused.
