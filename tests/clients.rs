@@ -490,3 +490,24 @@ fn the_client_plays_over_tcp_with_connect() {
     };
     assert!(status.success());
 }
+
+#[test]
+fn a_client_signs_on_again_until_it_hears_from_the_referee() {
+    // The referee is late: the client's first sign_on could have been lost on a real
+    // line, so it signs on again until it hears from the referee.
+    let mut referee_end = Peer::new();
+    let _client = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args(["client", &referee_end.path, "--engine", "random"])
+            .spawn()
+            .unwrap(),
+    );
+    let first = referee_end.next(Duration::from_secs(5)).unwrap();
+    assert_eq!(first.refreq(), Some("sign_on"));
+    let second = referee_end.next(Duration::from_secs(5)).unwrap();
+    assert_eq!(second.refreq(), Some("sign_on"));
+    // Once the referee speaks, the client stops repeating itself.
+    referee_end.send(&format!("{START} refcom reset;"));
+    referee_end.expect_silence(Duration::from_millis(3500));
+    referee_end.send(&format!("{START} refcom disconnect;"));
+}

@@ -372,6 +372,9 @@ fn write_record(w: &mut dyn Write, rec: &Record, eol: Eol) -> io::Result<()> {
     w.flush()
 }
 
+/// How long a client waits to hear from the referee before it signs on again.
+pub const SIGN_ON_AGAIN: Duration = Duration::from_secs(3);
+
 /// What the driver does after a record.
 enum Next {
     Continue,
@@ -405,6 +408,10 @@ pub fn run(
         summary: ClientSummary::default(),
     };
     driver.sign_on()?;
+    // On a serial line a sign_on sent before the referee opened its port is lost; it is
+    // sent again until the referee is heard from (a repeated sign_on is harmless).
+    let mut signed_on_at = Instant::now();
+    let mut heard = false;
     let mut splitter = LineSplitter::new();
     let mut buf = vec![0u8; 4096];
     loop {
@@ -419,6 +426,10 @@ pub fn run(
                         | io::ErrorKind::Interrupted
                 ) =>
             {
+                if !heard && signed_on_at.elapsed() >= SIGN_ON_AGAIN {
+                    driver.sign_on()?;
+                    signed_on_at = Instant::now();
+                }
                 continue;
             }
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(driver.hung_up()),
@@ -434,6 +445,7 @@ pub fn run(
         for line in lines {
             match Record::from_ascii(&line) {
                 Ok(rec) => {
+                    heard = true;
                     if let Next::Disconnect = driver.handle(&rec, arrived)? {
                         return Ok(driver.summary);
                     }

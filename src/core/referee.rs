@@ -1436,6 +1436,23 @@ impl Referee {
             ));
         }
         if !same_position(cur.game.position(), &rec.position) {
+            // A second answer to a respond this player already answered (it was sent
+            // the game again, after a resume or a restart, while its first answer was
+            // on its way) comes from the position of its own last move: stale, not an
+            // infraction.
+            let stale = cur
+                .game
+                .moves()
+                .iter()
+                .rev()
+                .find(|m| m.color() == color)
+                .is_some_and(|m| same_position(&m.before, &rec.position));
+            if stale {
+                return self.notice(Notice::Noise {
+                    port,
+                    reason: "a second reply to a respond already answered".into(),
+                });
+            }
             let what = format!("replies from a different position ({})", rec.position);
             return self.infraction(port, what);
         }
@@ -1990,6 +2007,29 @@ mod tests {
         );
         let pgn = &s.reports[0].pgn;
         assert!(pgn.contains("[%emt 0:00:01.300]"), "{pgn}");
+    }
+
+    #[test]
+    fn a_second_reply_to_a_respond_already_answered_is_stale_not_an_infraction() {
+        let mut s = Script::new(config("60"));
+        s.reach_first_respond();
+        s.drain_all(5001);
+        s.line(Port::A, 5500, &format!("{START} refreq reply; sm e4;"));
+        s.drain_all(5502);
+        let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        s.line(Port::B, 5600, &format!("{after_e4} refreq reply; sm e5;"));
+        s.drain_all(5602);
+        // White answers the start position again (it was resynchronised meanwhile).
+        s.line(Port::A, 5700, &format!("{START} refreq reply; sm d4;"));
+        assert!(s.reports.is_empty(), "no infraction");
+        assert!(s.sent.is_empty(), "nothing relayed");
+        let after_e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
+        s.line(Port::A, 5800, &format!("{after_e5} refreq reply; sm Nf3;"));
+        assert!(
+            s.sent
+                .iter()
+                .any(|(p, l)| *p == Port::B && l.contains("sm Nf3;"))
+        );
     }
 
     #[test]
