@@ -241,14 +241,7 @@ fn match_with_faulty_engine(mode: &str) -> String {
             .spawn()
             .unwrap(),
     );
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let status = loop {
-        if let Some(status) = referee.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the match hung");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = referee.wait_within(Duration::from_secs(90), "the match hung");
     assert!(status.success());
     let pgn = std::fs::read_to_string(p("games.pgn")).unwrap();
     check_pgn_with_pgn_reader(&pgn, 1);
@@ -331,14 +324,7 @@ fn engine_match(engine_a: &str, engine_b: &str, games: u32, tc: &str) -> String 
     };
     let mut a = client("player-a", engine_a);
     let mut b = client("player-b", engine_b);
-    let deadline = Instant::now() + Duration::from_secs(600);
-    let status = loop {
-        if let Some(status) = referee.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the match did not finish");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = referee.wait_within(Duration::from_secs(600), "the match did not finish");
     assert!(status.success());
     assert!(
         a.0.wait().unwrap().success(),

@@ -7,7 +7,7 @@
 mod common;
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{Killer, null_modem};
 
@@ -49,14 +49,7 @@ fn a_match_through_socat_null_modems_with_argus_clients() {
     };
     let mut a = client("player-a", "11", "Socrates");
     let mut b = client("player-b", "12", "Plato");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = referee.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the match did not finish");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = referee.wait_within(Duration::from_secs(120), "the match did not finish");
     assert!(status.success());
     assert!(
         a.0.wait().unwrap().success(),
@@ -323,14 +316,7 @@ fn a_match_through_noisy_simulated_lines_still_finishes() {
     };
     let _ca = client("a-player", "21");
     let _cb = client("b-player", "22");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = referee.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the match did not finish");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = referee.wait_within(Duration::from_secs(120), "the match did not finish");
     assert!(status.success());
     let pgn = std::fs::read_to_string(p("noisy.pgn")).unwrap();
     assert_eq!(pgn.matches("[Event ").count(), 1, "{pgn}");

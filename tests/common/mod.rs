@@ -492,6 +492,20 @@ impl Drop for Killer {
     }
 }
 
+impl Killer {
+    /// Waits for the process to exit, failing the test with `what` after `timeout`.
+    pub fn wait_within(&mut self, timeout: Duration, what: &str) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 /// A socat null modem: two linked ptys at `one` and `two`, as the two ends of a cable.
 pub fn null_modem(one: &Path, two: &Path) -> Killer {
     let child = Command::new("socat")
