@@ -6,11 +6,11 @@
 //! and on Windows; the tests drive it through a pty.
 
 use std::io::{BufRead, Write};
-use std::time::Duration;
 
 use shakmaty::{Chess, Color, File, Position, Rank, Square};
 
 use super::{Decision, Engine, EngineError, Turn};
+use crate::core::pgn::format_clk;
 use crate::epd::{MoveError, resolve_move};
 
 /// A person typing moves.
@@ -75,18 +75,6 @@ pub fn board_text(pos: &Chess) -> String {
     text
 }
 
-fn clock_text(d: Duration) -> String {
-    let tenths = d.as_millis() / 100;
-    let secs = tenths / 10;
-    format!(
-        "{}:{:02}:{:02}.{}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60,
-        tenths % 10
-    )
-}
-
 impl Engine for HumanEngine {
     fn name(&self) -> String {
         self.name.clone()
@@ -103,8 +91,8 @@ impl Engine for HumanEngine {
         if let Some(clocks) = &turn.clocks {
             screen.push_str(&format!(
                 "White {}   Black {}\n",
-                clock_text(clocks.remaining.white),
-                clock_text(clocks.remaining.black)
+                format_clk(clocks.remaining.white),
+                format_clk(clocks.remaining.black)
             ));
         }
         if turn.draw_offered {

@@ -488,8 +488,8 @@ impl Driver<'_> {
         sign_on.set(
             "tcsi",
             vec![
-                Operand::Str(epd_text(&self.opts.address)),
-                Operand::Str(epd_text(&name)),
+                Operand::lossy_string(&self.opts.address),
+                Operand::lossy_string(&name),
             ],
         );
         self.send(&sign_on)
@@ -500,7 +500,7 @@ impl Driver<'_> {
     fn recover(&mut self, error: &EngineError) -> Result<(), ClientError> {
         log::error!("{error}; restarting the engine");
         let mut fault = record(&self.state.pos, "fault");
-        fault.set("c0", vec![Operand::Str(epd_text(&error.to_string()))]);
+        fault.set("c0", vec![Operand::lossy_string(&error.to_string())]);
         self.send(&fault)?;
         self.summary.faults += 1;
         if let Err(e) = self.engine.restart() {
@@ -602,18 +602,4 @@ impl Driver<'_> {
         }
         self.send(&reply)
     }
-}
-
-/// A text made fit for an EPD string operand.
-fn epd_text(text: &str) -> String {
-    let mut s: String = text
-        .chars()
-        .map(|c| match c {
-            '"' => '\'',
-            ' '..='~' => c,
-            _ => '?',
-        })
-        .collect();
-    s.truncate(crate::epd::MAX_STRING_LEN);
-    s
 }

@@ -339,21 +339,9 @@ pub enum Notice {
     },
 }
 
+/// A clock reading for people, as the PGN `[%clk]` writes it; `-` when untimed.
 fn fmt_clock(d: Option<Duration>) -> String {
-    match d {
-        Some(d) => {
-            let ms = d.as_millis();
-            let s = ms / 1000;
-            format!(
-                "{}:{:02}:{:02}.{}",
-                s / 3600,
-                s / 60 % 60,
-                s % 60,
-                ms % 1000 / 100
-            )
-        }
-        None => "-".to_string(),
-    }
+    d.map_or_else(|| "-".to_string(), pgn::format_clk)
 }
 
 impl fmt::Display for Notice {
@@ -802,7 +790,7 @@ impl Referee {
         let mut operands = Vec::new();
         for (name, value) in self.tags(cur) {
             operands.push(Operand::Identifier(name));
-            operands.push(Operand::Str(epd_string(&value)));
+            operands.push(Operand::lossy_string(&value));
         }
         let mut rec = record(cur.game.position(), "inform");
         rec.set("ptp", operands);
@@ -831,7 +819,7 @@ impl Referee {
 
     fn fault_record(pos: &Chess, reason: &str) -> Record {
         let mut rec = record(pos, "fault");
-        rec.set("c0", vec![Operand::Str(epd_string(reason))]);
+        rec.set("c0", vec![Operand::lossy_string(reason)]);
         rec
     }
 
@@ -1555,21 +1543,6 @@ fn number_ops(rec: &mut Record, pos: &Chess) {
         vec![Operand::Integer(i64::from(pos.fullmoves().get()))],
     );
     rec.set("hmvc", vec![Operand::Integer(i64::from(pos.halfmoves()))]);
-}
-
-/// A text made fit for an EPD string operand: printable ASCII without `"`, at most
-/// 255 bytes.
-fn epd_string(text: &str) -> String {
-    let mut s: String = text
-        .chars()
-        .map(|c| match c {
-            '"' => '\'',
-            ' '..='~' => c,
-            _ => '?',
-        })
-        .collect();
-    s.truncate(crate::epd::MAX_STRING_LEN);
-    s
 }
 
 fn text_operand(rec: &Record, opcode: &str) -> Option<String> {

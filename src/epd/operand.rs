@@ -138,6 +138,22 @@ impl Operand {
         is_string_data(text.as_bytes()).then_some(Operand::Str(text))
     }
 
+    /// Makes a string operand from any text, made fit for EPD: a double quote becomes
+    /// `'`, anything outside printable ASCII `?`, and the text is cut to
+    /// [`MAX_STRING_LEN`] bytes. For names, reasons and tag values from elsewhere.
+    pub fn lossy_string(text: &str) -> Operand {
+        let mut s: String = text
+            .chars()
+            .map(|c| match c {
+                '"' => '\'',
+                ' '..='~' => c,
+                _ => '?',
+            })
+            .collect();
+        s.truncate(MAX_STRING_LEN);
+        Operand::Str(s)
+    }
+
     /// Classifies `text` exactly as the reader classifies an unquoted token, or
     /// returns `None` when it fits no basetype or is out of range.
     ///
