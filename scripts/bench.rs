@@ -375,8 +375,8 @@ where
         crossbeam_channel::never(),
     )?;
     let wall = started.elapsed();
-    if reports.len() != games as usize {
-        return Err(format!("{} of {games} games were played", reports.len()).into());
+    if reports.finished != games {
+        return Err(format!("{} of {games} games were played", reports.finished).into());
     }
 
     // The referee closes its ends as soon as `disconnect` has drained. A client that the
@@ -398,7 +398,7 @@ where
         .try_into()
         .map_err(|_| "two clients were expected")?;
     Ok(Session {
-        games: reports.len(),
+        games: reports.finished as usize,
         wall,
         events: journal::read(&journal_path)?,
         charged: charges.0,

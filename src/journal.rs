@@ -6,14 +6,15 @@
 //! PGN. A journal cut short by a killed referee (even in the middle of a line) is still
 //! readable up to its last whole line.
 
+use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Input, MatchConfig, Output, Port, Referee};
+use crate::core::{GameReport, Input, MatchConfig, Output, Port, Referee, Tally};
 use crate::transport::serial::SerialSettings;
 
 /// The journal format's version.
@@ -147,6 +148,10 @@ pub enum Event {
         /// The game in PGN, as written to the PGN file.
         #[serde(default)]
         pgn: String,
+        /// The PGN file's length just before the game was appended to it: where a
+        /// resumed referee looks to finish an append the dead one left half done.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pgn_at: Option<u64>,
     },
     /// The session ended cleanly.
     End {
@@ -359,6 +364,120 @@ impl Journal {
     }
 }
 
+/// The events of a journal, read one line at a time, each with its line number: memory
+/// stays bounded whatever the journal's length. A last line that is cut short (the
+/// referee died while writing it) ends the events with a warning; a garbled line with
+/// events after it is an error.
+pub struct Reader {
+    path: PathBuf,
+    input: BufReader<File>,
+    line: usize,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl Reader {
+    /// Opens the journal at `path`.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`JournalError::Io`] when the file cannot be opened.
+    pub fn open(path: &Path) -> Result<Reader, JournalError> {
+        let file = File::open(path).map_err(|source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(Reader {
+            path: path.to_path_buf(),
+            input: BufReader::new(file),
+            line: 0,
+            buf: Vec::new(),
+            done: false,
+        })
+    }
+
+    fn io(&self, source: io::Error) -> JournalError {
+        JournalError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Whether nothing but blanks follows the line just read.
+    fn rest_is_blank(&mut self) -> io::Result<bool> {
+        loop {
+            let chunk = self.input.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok(true);
+            }
+            if !chunk.iter().all(u8::is_ascii_whitespace) {
+                return Ok(false);
+            }
+            let n = chunk.len();
+            self.input.consume(n);
+        }
+    }
+
+    /// The session line at the head of the journal.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`JournalError::NoSession`] when the first event is not a session line,
+    /// or the error of reading it.
+    pub fn session(&mut self) -> Result<Event, JournalError> {
+        match self.next() {
+            Some(Ok((_, session @ Event::Session { .. }))) => Ok(session),
+            Some(Err(e)) => Err(e),
+            _ => Err(JournalError::NoSession {
+                path: self.path.clone(),
+            }),
+        }
+    }
+}
+
+impl Iterator for Reader {
+    type Item = Result<(usize, Event), JournalError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            self.buf.clear();
+            match self.input.read_until(b'\n', &mut self.buf) {
+                Ok(0) => self.done = true,
+                Ok(_) => {
+                    self.line += 1;
+                    if self.buf.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    let error = match serde_json::from_slice::<Event>(&self.buf) {
+                        Ok(ev) => return Some(Ok((self.line, ev))),
+                        Err(e) => e,
+                    };
+                    self.done = true;
+                    match self.rest_is_blank() {
+                        Ok(true) => log::warn!(
+                            "journal {}: its last line is cut short and is left out: {error}",
+                            self.path.display()
+                        ),
+                        Ok(false) => {
+                            return Some(Err(JournalError::Garbled {
+                                path: self.path.clone(),
+                                line: self.line,
+                                reason: error.to_string(),
+                            }));
+                        }
+                        Err(e) => return Some(Err(self.io(e))),
+                    }
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(self.io(e)));
+                }
+            }
+        }
+        None
+    }
+}
+
 /// Reads every whole event of the journal at `path`, with its line number. A last line
 /// that is cut short (the referee died while writing it) is left out.
 ///
@@ -367,48 +486,25 @@ impl Journal {
 /// Returns [`JournalError::Io`] when the file cannot be read and
 /// [`JournalError::Garbled`] when a line other than the last is not an event.
 pub fn read(path: &Path) -> Result<Vec<(usize, Event)>, JournalError> {
-    let io = |source| JournalError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(io)?;
-    let mut lines = Vec::new();
-    for line in BufReader::new(file).split(b'\n') {
-        lines.push(line.map_err(io)?);
-    }
-    let mut events = Vec::with_capacity(lines.len());
-    let last = lines.len();
-    for (i, line) in lines.iter().enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<Event>(line) {
-            Ok(ev) => events.push((i + 1, ev)),
-            Err(e) if i + 1 == last => {
-                log::warn!(
-                    "journal {}: its last line is cut short and is left out: {e}",
-                    path.display()
-                );
-            }
-            Err(e) => {
-                return Err(JournalError::Garbled {
-                    path: path.to_path_buf(),
-                    line: i + 1,
-                    reason: e.to_string(),
-                });
-            }
-        }
-    }
-    Ok(events)
+    Reader::open(path)?.collect()
+}
+
+/// A game the journal says was appended to the PGN file: what a resumed referee checks
+/// the file against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenGame {
+    /// Its number.
+    pub number: u32,
+    /// Its PGN text.
+    pub pgn: String,
+    /// The PGN file's length before the append, when the journal has it.
+    pub at: Option<u64>,
 }
 
 /// A match rebuilt from the journal of a referee that died, ready to go on.
 pub struct Rebuilt {
     /// The referee, fed every input the journal holds.
     pub referee: Referee,
-    /// The last moment the journal knows of: the new session's time axis goes on from
-    /// there.
-    pub at: Duration,
     /// The ports' paths, A then B.
     pub ports: [String; 2],
     /// The ports' line settings, when the journal has them.
@@ -419,72 +515,143 @@ pub struct Rebuilt {
     pub pgn: Option<PathBuf>,
     /// How many events were fed.
     pub inputs: usize,
+    /// What the new session starts from and owes.
+    pub takeover: Takeover,
 }
 
-/// Rebuilds the match of the journal at `path` so that a new referee can take it over.
-/// A last line cut short (the referee died while writing it) is cut off the file, so
-/// that the new session's lines follow whole ones.
+/// What a session that takes over from a dead referee starts from and owes, from its
+/// journal.
+#[derive(Clone, Debug, Default)]
+pub struct Takeover {
+    /// The last moment of the dead referee's journal. The new session's time axis
+    /// continues from there (the outage is charged to nobody) and it begins by feeding
+    /// [`Input::Resume`] to the referee.
+    pub at: Duration,
+    /// Games the journal's inputs finished whose `game_over` line the dead referee never
+    /// wrote: their records are owed to the journal and the PGN file.
+    pub owed: Vec<GameReport>,
+    /// The last game the journal records as finished: its append to the PGN file may be
+    /// cut off half-way.
+    pub last_written: Option<WrittenGame>,
+    /// The games finished so far (owed ones included) and the score.
+    pub tally: Tally,
+}
+
+/// Cuts off a last line that the dead referee did not finish (no newline after it), so
+/// that the new session's lines follow whole ones. Reads only the file's tail.
+fn cut_unfinished_line(path: &Path) -> Result<(), JournalError> {
+    let io = |source| JournalError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = File::options()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut end = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    let whole = loop {
+        if end == 0 {
+            break 0;
+        }
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start)).map_err(io)?;
+        file.read_exact(chunk).map_err(io)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            break start + i as u64 + 1;
+        }
+        end = start;
+    };
+    if whole < len {
+        log::warn!(
+            "journal {}: cutting off its last {} bytes, a line the dead referee did not finish",
+            path.display(),
+            len - whole
+        );
+        file.set_len(whole).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Rebuilds the match of the journal at `path` so that a new referee can take it over,
+/// reading the journal one event at a time. A last line cut short (the referee died
+/// while writing it) is cut off the file. What the dead referee owed, a game its last
+/// input finished and that it never recorded, comes back in [`Rebuilt::owed`].
 ///
 /// # Errors
 ///
 /// Returns a [`JournalError`] when the journal cannot be read or repaired, has no
 /// session line, or describes an unplayable match.
 pub fn rebuild(path: &Path) -> Result<Rebuilt, JournalError> {
-    let io = |source| JournalError::Io {
+    cut_unfinished_line(path)?;
+    let mut events = Reader::open(path)?;
+    let Event::Session {
+        ports,
+        lines,
+        eol,
+        pgn,
+        config,
+        ..
+    } = events.session()?
+    else {
+        unreachable!("session() returns a session line");
+    };
+    let mut referee = Referee::new(*config).map_err(|source| JournalError::Config {
         path: path.to_path_buf(),
         source,
-    };
-    let bytes = std::fs::read(path).map_err(io)?;
-    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    if whole < bytes.len() {
-        log::warn!(
-            "journal {}: cutting off its last {} bytes, a line the dead referee did not finish",
-            path.display(),
-            bytes.len() - whole
-        );
-        let file = File::options().write(true).open(path).map_err(io)?;
-        file.set_len(whole as u64).map_err(io)?;
-    }
-    let events = read(path)?;
-    let Some((
-        _,
-        Event::Session {
-            ports,
-            lines,
-            eol,
-            pgn,
-            config,
-            ..
-        },
-    )) = events.first()
-    else {
-        return Err(JournalError::NoSession {
-            path: path.to_path_buf(),
-        });
-    };
-    let mut referee =
-        Referee::new(config.as_ref().clone()).map_err(|source| JournalError::Config {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    })?;
     let mut at = Duration::ZERO;
     let mut inputs = 0;
-    for (_, event) in &events {
+    let mut owed = VecDeque::new();
+    let mut last_written = None;
+    let mut tally = Tally::default();
+    for event in events {
+        let (_, event) = event?;
         if let Some(input) = event.input() {
             at = at.max(input.at());
             referee.handle(input);
             inputs += 1;
-            while referee.poll_output().is_some() {}
+            while let Some(output) = referee.poll_output() {
+                if let Output::GameOver(report) = output {
+                    owed.push_back(report);
+                }
+            }
+        } else if let Event::GameOver {
+            game,
+            result,
+            pgn,
+            pgn_at,
+            ..
+        } = event
+        {
+            owed.pop_front();
+            tally.add_text(game, &result);
+            last_written = Some(WrittenGame {
+                number: game,
+                pgn,
+                at: pgn_at,
+            });
         }
+    }
+    for report in &owed {
+        tally.add(report.number, report.result);
     }
     Ok(Rebuilt {
         referee,
-        at,
-        ports: ports.clone(),
-        lines: lines.clone(),
-        eol: eol.clone(),
-        pgn: pgn.clone(),
+        ports,
+        lines,
+        eol,
+        pgn,
         inputs,
+        takeover: Takeover {
+            at,
+            owed: owed.into(),
+            last_written,
+            tally,
+        },
     })
 }
 
@@ -500,45 +667,64 @@ pub struct Divergence {
 /// The outcome of a replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replay {
-    /// The PGN of every game the replay finished, concatenated as the session wrote them.
+    /// The PGN of every game the replay finished, concatenated as the session wrote them
+    /// (empty from [`replay_to`], which writes it out as it goes).
     pub pgn: String,
     /// How many inputs were fed.
     pub inputs: usize,
     /// How many sent lines were checked.
     pub lines_checked: usize,
+    /// How many games the replay finished.
+    pub games: u32,
     /// The first divergence, if any.
     pub divergence: Option<Divergence>,
 }
 
 /// Feeds the journal's inputs to a new [`Referee`], checking each line it sends against
-/// the journaled one.
+/// the journaled one; the replayed PGN is collected in [`Replay::pgn`].
 ///
 /// # Errors
 ///
 /// Returns a [`JournalError`] when the journal cannot be read or has no session line.
 pub fn replay(path: &Path) -> Result<Replay, JournalError> {
-    let events = read(path)?;
-    let Some((_, Event::Session { config, .. })) = events.first() else {
-        return Err(JournalError::NoSession {
-            path: path.to_path_buf(),
-        });
+    let mut pgn = Vec::new();
+    let mut out = replay_to(path, &mut pgn)?;
+    out.pgn = String::from_utf8_lossy(&pgn).into_owned();
+    Ok(out)
+}
+
+/// Feeds the journal's inputs to a new [`Referee`], one event at a time, checking each
+/// line it sends against the journaled one, and writes the replayed PGN to `pgn` as
+/// each game ends. Memory stays bounded whatever the journal's length.
+///
+/// # Errors
+///
+/// Returns a [`JournalError`] when the journal cannot be read, has no session line, or
+/// `pgn` cannot be written.
+pub fn replay_to(path: &Path, pgn: &mut dyn Write) -> Result<Replay, JournalError> {
+    let mut events = Reader::open(path)?;
+    let Event::Session { config, .. } = events.session()? else {
+        unreachable!("session() returns a session line");
     };
-    let mut referee =
-        Referee::new(config.as_ref().clone()).map_err(|source| JournalError::Config {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let mut referee = Referee::new(*config).map_err(|source| JournalError::Config {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut out = Replay {
         pgn: String::new(),
         inputs: 0,
         lines_checked: 0,
+        games: 0,
         divergence: None,
     };
-    let mut owed: std::collections::VecDeque<(Port, String)> = Default::default();
-    let mut games: std::collections::VecDeque<String> = Default::default();
+    let mut owed: VecDeque<(Port, String)> = VecDeque::new();
+    let mut games: VecDeque<String> = VecDeque::new();
     let mut ended = false;
-    for (line, event) in events.iter().skip(1) {
-        let diverge = |what: String| Some(Divergence { line: *line, what });
+    let mut last_line = 0;
+    for event in events {
+        let (line, event) = event?;
+        last_line = line;
+        let diverge = |what: String| Some(Divergence { line, what });
         if let Some(input) = event.input() {
             if matches!(input, Input::Resume { .. }) {
                 // The referee died: what it would have sent after its last journaled
@@ -557,7 +743,13 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
                 match output {
                     Output::Send { port, line } => owed.push_back((port, line)),
                     Output::GameOver(report) => {
-                        out.pgn.push_str(&report.pgn);
+                        pgn.write_all(report.pgn.as_bytes()).map_err(|source| {
+                            JournalError::Io {
+                                path: PathBuf::from("(replayed pgn)"),
+                                source,
+                            }
+                        })?;
+                        out.games += 1;
                         games.push_back(report.pgn);
                     }
                     Output::Notice(_) | Output::MatchOver => {}
@@ -565,7 +757,7 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
             }
         } else if let Event::Tx { port, text } = event {
             match owed.pop_front() {
-                Some((p, t)) if p == *port && t == *text => out.lines_checked += 1,
+                Some((p, t)) if p == port && t == text => out.lines_checked += 1,
                 Some((p, t)) => {
                     out.divergence = diverge(format!(
                         "the session sent {text:?} on port {port}, the replay sends {t:?} on port {p}"
@@ -581,7 +773,7 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
             }
         } else if let Event::GameOver { game, pgn, .. } = event {
             match games.pop_front() {
-                Some(replayed) if replayed == *pgn => {}
+                Some(replayed) if replayed == pgn => {}
                 Some(replayed) => {
                     out.divergence = diverge(format!(
                         "game {game}'s record differs: the session wrote {pgn:?}, the replay writes {replayed:?}"
@@ -599,12 +791,20 @@ pub fn replay(path: &Path) -> Result<Replay, JournalError> {
             ended = true;
         }
     }
-    // A session that was killed may have produced lines it never journaled.
-    if ended && let Some((port, text)) = owed.front() {
-        out.divergence = Some(Divergence {
-            line: events.last().map_or(0, |(l, _)| *l),
-            what: format!("the replay sends {text:?} on port {port} after the session ended"),
-        });
+    // A session that was killed may have produced lines it never journaled; one that
+    // ended cleanly recorded everything.
+    if ended {
+        if let Some((port, text)) = owed.front() {
+            out.divergence = Some(Divergence {
+                line: last_line,
+                what: format!("the replay sends {text:?} on port {port} after the session ended"),
+            });
+        } else if !games.is_empty() {
+            out.divergence = Some(Divergence {
+                line: last_line,
+                what: "the replay finishes a game the session never recorded".into(),
+            });
+        }
     }
     Ok(out)
 }

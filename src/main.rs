@@ -628,7 +628,7 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
     let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two ports"))?;
     // A PGN file that cannot be written is found now, not when the first game ends.
     mediator::append_pgn(&plan.pgn, "")?;
-    let (referee, journal, resume_at) = match plan.start {
+    let (referee, journal, resume) = match plan.start {
         Start::New(config) => {
             let referee = Referee::new(config.as_ref().clone())?;
             let mut journal = Journal::create(&plan.journal)?;
@@ -649,10 +649,10 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
                 "argus: resuming from {} ({} events; its time goes on from {:.3} s)",
                 plan.journal.display(),
                 rebuilt.inputs,
-                rebuilt.at.as_secs_f64()
+                rebuilt.takeover.at.as_secs_f64()
             );
             let journal = Journal::append(&plan.journal)?;
-            (rebuilt.referee, journal, Some(rebuilt.at))
+            (rebuilt.referee, journal, Some(rebuilt.takeover))
         }
     };
     let mut records = Records {
@@ -669,9 +669,9 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
     );
     let options = mediator::RunOptions {
         eol: plan.eol,
-        resume_at,
+        resume,
     };
-    let games = mediator::run(
+    let tally = mediator::run(
         referee,
         lines,
         options,
@@ -680,10 +680,10 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         controls(plan.attended)?,
     )?;
     if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
-        println!("argus: shut down after {} game(s)", games.len());
+        println!("argus: shut down after {} game(s)", tally.finished);
         return Ok(ExitCode::from(130));
     }
-    println!("argus: match over, {} game(s)", games.len());
+    println!("argus: match over, {} game(s); {tally}", tally.finished);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -871,12 +871,26 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         "argus demo: two random movers over pty pairs, {} game(s) at 120+1",
         args.games
     );
-    let games = mediator::run(
+    // The demo's games are few: it keeps a line per game for the summary at the end.
+    struct DemoWatcher(Vec<String>);
+    impl mediator::Watcher for DemoWatcher {
+        fn notice(&mut self, notice: &argus::core::Notice) {
+            PrintWatcher.notice(notice);
+        }
+        fn game_over(&mut self, g: &argus::core::GameReport) {
+            self.0.push(format!(
+                "game {}: {} - {}  {}  ({})",
+                g.number, g.white, g.black, g.result, g.reason
+            ));
+        }
+    }
+    let mut watcher = DemoWatcher(Vec::new());
+    mediator::run(
         referee,
         lines,
         Eol::Lf,
         &mut records,
-        &mut PrintWatcher,
+        &mut watcher,
         controls(false)?,
     )?;
     for client in clients {
@@ -887,11 +901,8 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         }
     }
     println!();
-    for g in &games {
-        println!(
-            "game {}: {} - {}  {}  ({})",
-            g.number, g.white, g.black, g.result, g.reason
-        );
+    for line in &watcher.0 {
+        println!("{line}");
     }
     println!(
         "PGN: {}   journal: {}   (try: argus replay {})",
@@ -1070,13 +1081,19 @@ fn replay_cmd(args: ReplayArgs) -> Result<ExitCode> {
     if let (Some(role), Some(port)) = (args.role, &args.port) {
         return replay_live(&args, role, port);
     }
-    let replay = journal::replay(&args.journal)?;
-    match &args.pgn {
+    // The replayed PGN is written as each game ends: memory stays bounded.
+    let replay = match &args.pgn {
         Some(path) => {
-            fs::write(path, &replay.pgn).with_context(|| format!("pgn file {}", path.display()))?
+            let file =
+                fs::File::create(path).with_context(|| format!("pgn file {}", path.display()))?;
+            let mut out = io::BufWriter::new(file);
+            let replay = journal::replay_to(&args.journal, &mut out)?;
+            out.flush()
+                .with_context(|| format!("pgn file {}", path.display()))?;
+            replay
         }
-        None => print!("{}", replay.pgn),
-    }
+        None => journal::replay_to(&args.journal, &mut io::stdout().lock())?,
+    };
     if let Some(d) = replay.divergence {
         eprintln!(
             "error: journal {}, line {}: replay diverges: {}",

@@ -7,15 +7,15 @@
 //! prefix of the session. Finished games are appended to the PGN file at once.
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, at, never, select};
 
 use crate::core::supervisor::Command;
-use crate::core::{GameReport, Input, Notice, Output, Port, Referee};
-use crate::journal::{Event, Journal, JournalError, micros};
+use crate::core::{GameReport, Input, Notice, Output, Port, Referee, Tally};
+use crate::journal::{Event, Journal, JournalError, Takeover, WrittenGame, micros};
 use crate::transport::{Duplex, LinkEvent, Opener, PortEvent};
 
 /// One of the two lines the mediator drives.
@@ -58,22 +58,17 @@ pub enum Control {
 }
 
 /// How the mediator runs a session.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// The end of line written after every record.
     pub eol: Eol,
-    /// When the session takes over from a referee that died: the last moment of its
-    /// journal. The new session's time axis continues from there (the outage is charged
-    /// to nobody) and it begins by feeding [`Input::Resume`] to the referee.
-    pub resume_at: Option<Duration>,
+    /// When the session takes over from a referee that died: what the new one owes.
+    pub resume: Option<Takeover>,
 }
 
 impl From<Eol> for RunOptions {
     fn from(eol: Eol) -> RunOptions {
-        RunOptions {
-            eol,
-            resume_at: None,
-        }
+        RunOptions { eol, resume: None }
     }
 }
 
@@ -142,12 +137,13 @@ pub struct Records {
     pub pgn: PathBuf,
 }
 
-/// Appends `text` to the PGN file at `path`, creating it if need be.
+/// Appends `text` to the PGN file at `path`, creating it if need be; returns the file's
+/// length before the append.
 ///
 /// # Errors
 ///
 /// Returns [`MediatorError::Pgn`] naming the file when it cannot be written.
-pub fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
+pub fn append_pgn(path: &Path, text: &str) -> Result<u64, MediatorError> {
     let err = |source| MediatorError::Pgn {
         path: path.to_path_buf(),
         source,
@@ -157,14 +153,141 @@ pub fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
         .append(true)
         .open(path)
         .map_err(err)?;
+    let before = file.metadata().map_err(err)?.len();
     file.write_all(text.as_bytes()).map_err(err)?;
-    file.flush().map_err(err)
+    file.flush().map_err(err)?;
+    Ok(before)
+}
+
+/// The PGN file's length (0 when it does not exist yet).
+fn pgn_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// Makes sure the PGN file holds `game`, the last game the journal records, exactly
+/// once: a dead referee may have been killed before or during its append. Returns
+/// whether anything was written.
+///
+/// # Errors
+///
+/// Returns [`MediatorError::Pgn`] when the file cannot be read or written.
+pub fn finish_pgn_append(path: &Path, game: &WrittenGame) -> Result<bool, MediatorError> {
+    let err = |source| MediatorError::Pgn {
+        path: path.to_path_buf(),
+        source,
+    };
+    let text = game.pgn.as_bytes();
+    let len = pgn_len(path);
+    // Where the append began: the journal says so; older journals did not, and then the
+    // game can only be at the file's tail. Only that window of the file is read.
+    let from = match game.at {
+        Some(at) => at.min(len),
+        None => len.saturating_sub(text.len() as u64),
+    };
+    let mut held = Vec::with_capacity(text.len());
+    if len > from {
+        let mut file = File::open(path).map_err(err)?;
+        file.seek(SeekFrom::Start(from)).map_err(err)?;
+        file.take(text.len() as u64)
+            .read_to_end(&mut held)
+            .map_err(err)?;
+    }
+    let start = match game.at {
+        Some(_) => 0,
+        None if held.ends_with(text) => return Ok(false),
+        None => (0..held.len())
+            .find(|&i| text.starts_with(&held[i..]))
+            .unwrap_or(held.len()),
+    };
+    let tail = &held[start..];
+    if tail.starts_with(text) {
+        return Ok(false);
+    }
+    let rest = if text.starts_with(tail) {
+        // Cut off half-way: the rest follows what is there.
+        &text[tail.len()..]
+    } else {
+        log::warn!(
+            "pgn file {}: game {} is not where the journal says it was written; appending it",
+            path.display(),
+            game.number
+        );
+        text
+    };
+    append_pgn(path, &String::from_utf8_lossy(rest))?;
+    Ok(true)
+}
+
+/// Records a finished game: the journal first, then the PGN file (with where in it the
+/// game begins), then the watcher and the tally.
+fn record_game(
+    report: &GameReport,
+    records: &mut Records,
+    watcher: &mut dyn Watcher,
+    tally: &mut Tally,
+) -> Result<(), MediatorError> {
+    records.journal.write(&Event::GameOver {
+        game: report.number,
+        result: report.result.to_string(),
+        termination: report.termination.to_string(),
+        reason: report.reason.clone(),
+        pgn: report.pgn.clone(),
+        pgn_at: Some(pgn_len(&records.pgn)),
+    })?;
+    // The journal holds the game too: a PGN file that fails mid-match loses nothing and
+    // stops nobody.
+    if let Err(e) = append_pgn(&records.pgn, &report.pgn) {
+        log::error!("{e}; the game is in the journal");
+    }
+    watcher.game_over(report);
+    tally.add(report.number, report.result);
+    Ok(())
+}
+
+/// Finishes what a dead referee owed before a new session takes over: the PGN append
+/// it was killed in the middle of, then the games its last inputs finished that it
+/// never recorded (to the journal, then the PGN file), so that every game reaches both
+/// exactly once.
+///
+/// # Errors
+///
+/// Returns [`MediatorError`] when the journal or the PGN file cannot be written.
+pub fn settle(
+    takeover: &Takeover,
+    records: &mut Records,
+    watcher: &mut dyn Watcher,
+) -> Result<(), MediatorError> {
+    if let Some(game) = &takeover.last_written
+        && finish_pgn_append(&records.pgn, game)?
+    {
+        log::warn!(
+            "pgn file {}: finished the append of game {} that the dead referee began",
+            records.pgn.display(),
+            game.number
+        );
+    }
+    for report in &takeover.owed {
+        log::warn!(
+            "game {} ended just before the referee died; recording it now",
+            report.number
+        );
+        // The takeover's tally counts it already.
+        record_game(report, records, watcher, &mut Tally::default())?;
+        watcher.notice(&Notice::GameOver {
+            number: report.number,
+            result: report.result,
+            reason: report.reason.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// Runs the match: starts both lines' threads and drives the referee until the match is
 /// over. Each message on `control` is an input of the referee: a supervisor's command,
 /// or [`Control::Stop`], after which the game in progress ends unterminated and both
-/// players get `disconnect`. Returns the finished games.
+/// players get `disconnect`. A session that takes over from a dead referee first
+/// finishes what that one owed: the PGN append it was killed in, and the games its last
+/// inputs finished that it never recorded. Returns the match's tally.
 ///
 /// # Errors
 ///
@@ -177,16 +300,21 @@ pub fn run(
     records: &mut Records,
     watcher: &mut dyn Watcher,
     control: Receiver<Control>,
-) -> Result<Vec<GameReport>, MediatorError> {
+) -> Result<Tally, MediatorError> {
     let mut control = control;
     let options = options.into();
     let eol = options.eol;
     let epoch = Instant::now();
-    let origin = options.resume_at.unwrap_or_default();
+    let origin = options.resume.as_ref().map_or(Duration::ZERO, |r| r.at);
     let stamp = |i: Instant| {
         let d = origin + i.saturating_duration_since(epoch);
         Duration::from_micros(micros(d))
     };
+    let mut tally = Tally::default();
+    if let Some(takeover) = &options.resume {
+        settle(takeover, records, watcher)?;
+        tally = takeover.tally;
+    }
     let (events_tx, events) = crossbeam_channel::unbounded::<PortEvent>();
     let mut links = Vec::with_capacity(2);
     for (line, port) in lines.into_iter().zip(Port::BOTH) {
@@ -208,14 +336,13 @@ pub fn run(
     }
     drop(events_tx);
 
-    let mut games = Vec::new();
     let mut over = false;
     // Feeds one input: journal first, then the referee, then its outputs.
     let mut feed = |referee: &mut Referee,
                     input: Input,
                     extra: Option<Event>,
                     records: &mut Records,
-                    games: &mut Vec<GameReport>,
+                    tally: &mut Tally,
                     over: &mut bool|
      -> Result<(), MediatorError> {
         records
@@ -231,22 +358,7 @@ pub fn run(
                     })?;
                     links[port.index()].send(&line);
                 }
-                Output::GameOver(report) => {
-                    records.journal.write(&Event::GameOver {
-                        game: report.number,
-                        result: report.result.to_string(),
-                        termination: report.termination.to_string(),
-                        reason: report.reason.clone(),
-                        pgn: report.pgn.clone(),
-                    })?;
-                    // The journal holds the game too: a PGN file that fails mid-match
-                    // loses nothing and stops nobody.
-                    if let Err(e) = append_pgn(&records.pgn, &report.pgn) {
-                        log::error!("{e}; the game is in the journal");
-                    }
-                    watcher.game_over(&report);
-                    games.push(report);
-                }
+                Output::GameOver(report) => record_game(&report, records, watcher, tally)?,
                 Output::Notice(notice) => watcher.notice(&notice),
                 Output::MatchOver => *over = true,
             }
@@ -254,20 +366,20 @@ pub fn run(
         Ok(())
     };
 
-    if let Some(at) = options.resume_at {
+    if let Some(takeover) = &options.resume {
         let wall = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
         let event = Event::Resume {
-            t: micros(at),
+            t: micros(takeover.at),
             wall,
         };
         feed(
             &mut referee,
-            Input::Resume { at },
+            Input::Resume { at: takeover.at },
             Some(event),
             records,
-            &mut games,
+            &mut tally,
             &mut over,
         )?;
     }
@@ -326,7 +438,7 @@ pub fn run(
                     continue;
                 }
                 if let Some((input, extra)) = handle_event(ev) {
-                    feed(&mut referee, input, extra, records, &mut games, &mut over)?;
+                    feed(&mut referee, input, extra, records, &mut tally, &mut over)?;
                 }
             }
             recv(control) -> message => {
@@ -343,7 +455,7 @@ pub fn run(
                         continue;
                     }
                 };
-                feed(&mut referee, input, None, records, &mut games, &mut over)?;
+                feed(&mut referee, input, None, records, &mut tally, &mut over)?;
             }
             recv(timer) -> _ => {
                 // Lines already stamped come first: a reply that arrived before the
@@ -354,12 +466,12 @@ pub fn run(
                         continue;
                     }
                     if let Some((input, extra)) = handle_event(ev) {
-                        feed(&mut referee, input, extra, records, &mut games, &mut over)?;
+                        feed(&mut referee, input, extra, records, &mut tally, &mut over)?;
                     }
                 }
                 let now = stamp(Instant::now());
                 if !over && referee.poll_timeout().is_some_and(|due| due <= now) {
-                    feed(&mut referee, Input::Timeout { at: now }, None, records, &mut games, &mut over)?;
+                    feed(&mut referee, Input::Timeout { at: now }, None, records, &mut tally, &mut over)?;
                 }
             }
         }
@@ -372,5 +484,5 @@ pub fn run(
     for link in links {
         link.shutdown();
     }
-    Ok(games)
+    Ok(tally)
 }

@@ -12,10 +12,12 @@ pub mod game;
 pub mod pgn;
 pub mod referee;
 pub mod supervisor;
+pub mod tally;
 
 pub use referee::{
     DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee, WireTiming,
 };
+pub use tally::{Tally, white_port};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
