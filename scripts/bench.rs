@@ -328,6 +328,7 @@ where
             name: Some(format!("bench {port}")),
             address: slave.path.clone().unwrap_or_else(|| format!("pty-{port}")),
             eol: Eol::Lf,
+            checksum: true,
         };
         let mut mover = engine(port.index() as u64 + 1);
         let duplex = slave.duplex;

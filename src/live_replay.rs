@@ -47,7 +47,8 @@
 //! - every operand of `cc`: the clocks a referee reports depend on the moment each line
 //!   arrived, which no replay reproduces to the microsecond;
 //! - the first operand of `tcsi` (the sender's own address): a live client names the
-//!   port it runs on, which is not the recorded one.
+//!   port it runs on, which is not the recorded one;
+//! - the checksum of a sealed record (`xchk`, docs/protocol.md), which signs the rest.
 //!
 //! Everything else must match byte for byte, the order of operations and the blanks
 //! between them included; lines that are not EPD records (noise) are compared as they
@@ -360,6 +361,13 @@ pub fn play(
 /// the first `tcsi` operand `"*"`. Everything else is kept byte for byte; a line that
 /// is not a record is returned as it is. See the module's documentation for why.
 pub fn normalise(line: &[u8]) -> Vec<u8> {
+    // A sealed record: the seal signs what is blanked, so its checksum is blanked too
+    // (a seal that does not match is compared as it is).
+    if let crate::epd::seal::Seal::Valid { seq, body } = crate::epd::seal::open(line) {
+        let mut out = normalise(&line[..body]);
+        out.extend_from_slice(format!(" xchk {seq} \"*\";").as_bytes());
+        return out;
+    }
     if Record::from_ascii(line).is_err() {
         return line.to_vec();
     }

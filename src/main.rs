@@ -260,6 +260,10 @@ struct ClientArgs {
     /// The name to sign on with (default: the engine's own name).
     #[arg(long)]
     name: Option<String>,
+    /// Do not offer the checksum extension (sealed records, resends after noise; see
+    /// docs/protocol.md): play as a client that knows only the profile.
+    #[arg(long)]
+    no_checksum: bool,
     /// Milliseconds the random mover waits before each move.
     #[arg(long, default_value_t = 0, value_name = "N")]
     think_ms: u64,
@@ -785,13 +789,15 @@ fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
         name: args.name.clone(),
         address,
         eol: args.line.eol,
+        checksum: !args.no_checksum,
     };
     let summary = client::run(duplex, engine.as_mut(), &opts)?;
     log::info!(
-        "disconnected after {} game(s), {} move(s), {} engine fault(s)",
+        "disconnected after {} game(s), {} move(s), {} engine fault(s), {} record(s) lost to noise",
         summary.games,
         summary.moves,
-        summary.faults
+        summary.faults,
+        summary.noise
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -835,6 +841,7 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
             name: Some(name.to_string()),
             address,
             eol: Eol::Lf,
+            checksum: true,
         };
         let duplex = slave.duplex;
         clients.push(

@@ -6,6 +6,7 @@
 //! and CECP engines and for a person at a keyboard implement the same trait.
 
 pub mod engine_process;
+mod framing;
 pub mod human;
 pub mod random;
 pub mod uci;
@@ -21,10 +22,11 @@ use shakmaty::san::SanPlus;
 
 use crate::core::clock::{Clocks, TimeControl};
 
-use crate::epd::{Operand, Record, resolve_move};
+use crate::epd::{Operand, Record, resolve_move, seal};
 use crate::mediator::Eol;
 use crate::transport::Duplex;
 use crate::transport::lines::{LineSplitter, Piece};
+use framing::{Framing, Incoming};
 
 /// The clocks as the player to move sees them, rebuilt at the adapter from the game's
 /// TimeControl (sent by the referee in `inform`) and the consumed times of `cc`, never
@@ -168,6 +170,9 @@ pub struct ClientOptions {
     pub address: String,
     /// The end of line to write.
     pub eol: Eol,
+    /// Offer the checksum extension at sign-on (docs/protocol.md, "Noisy lines"): seal
+    /// every record, and ask again for records lost to noise.
+    pub checksum: bool,
 }
 
 /// What a client session came to.
@@ -179,6 +184,9 @@ pub struct ClientSummary {
     pub moves: u32,
     /// Engine failures reported to the referee.
     pub faults: u32,
+    /// Records from the referee that noise changed or lost (asked for again when the
+    /// line is sealed).
+    pub noise: u32,
 }
 
 /// An error that ends a client session.
@@ -233,35 +241,37 @@ impl State {
         }
     }
 
-    /// Takes the record's position as current: keeps the history when it is the position
-    /// already held, else starts a new history from it (EPD spec 8.1).
-    fn sync(&mut self, rec: &Record) {
-        let Ok(pos) = rec.setup().position::<Chess>(CastlingMode::Standard) else {
-            log::warn!("the referee sent an impossible position: {}", rec.position);
-            return;
+    /// Takes the record's position, with its `sm` applied, as current: keeps the
+    /// history when it is the position already held, else starts a new history from it
+    /// (EPD spec 8.1). A record that cannot be reconciled (an impossible position, a
+    /// move that is not legal in it) changes nothing and is an error: the client never
+    /// plays on from a board that is not the referee's.
+    fn follow(&mut self, rec: &Record) -> Result<(), String> {
+        let pos = rec
+            .setup()
+            .position::<Chess>(CastlingMode::Standard)
+            .map_err(|e| format!("an impossible position ({}): {e}", rec.position))?;
+        let sm = match rec
+            .operands("sm")
+            .and_then(|o| o.first())
+            .map(|op| op.as_move_text().or(op.as_str()).unwrap_or_default())
+        {
+            Some(text) => Some(
+                resolve_move(&pos, text)
+                    .map_err(|e| format!("a move that does not fit its position ({text}): {e}"))?,
+            ),
+            None => None,
         };
         if !same(&pos, &self.pos) {
             self.start = pos.clone();
             self.pos = pos;
             self.moves.clear();
         }
-    }
-
-    fn play_sm(&mut self, rec: &Record) {
-        let Some(text) = rec
-            .operands("sm")
-            .and_then(|o| o.first())
-            .and_then(Operand::as_move_text)
-        else {
-            return;
-        };
-        match resolve_move(&self.pos, text) {
-            Ok(m) => {
-                self.pos.play_unchecked(m);
-                self.moves.push(m);
-            }
-            Err(e) => log::warn!("the referee's move {text}: {e}"),
+        if let Some(m) = sm {
+            self.pos.play_unchecked(m);
+            self.moves.push(m);
         }
+        Ok(())
     }
 
     /// The tags of an `inform`: the time control, and the result once it is known.
@@ -353,8 +363,8 @@ fn record(pos: &Chess, refreq: &str) -> Record {
     rec
 }
 
-fn write_record(w: &mut dyn Write, rec: &Record, eol: Eol) -> io::Result<()> {
-    let mut line = rec.to_string().into_bytes();
+fn write_line(w: &mut dyn Write, line: &str, eol: Eol) -> io::Result<()> {
+    let mut line = line.as_bytes().to_vec();
     line.extend_from_slice(eol.bytes());
     let mut buf = &line[..];
     while !buf.is_empty() {
@@ -375,6 +385,13 @@ fn write_record(w: &mut dyn Write, rec: &Record, eol: Eol) -> io::Result<()> {
 /// How long a client waits to hear from the referee before it signs on again.
 pub const SIGN_ON_AGAIN: Duration = Duration::from_secs(3);
 
+/// How long part of a line from the referee may wait for more bytes before it is taken
+/// as a record whose terminator noise changed (the referee writes whole lines).
+pub const STALLED_LINE: Duration = Duration::from_millis(250);
+
+/// How long a client waits for records it asked for again before it asks once more.
+pub const ASK_AGAIN: Duration = Duration::from_millis(300);
+
 /// What the driver does after a record.
 enum Next {
     Continue,
@@ -385,7 +402,8 @@ enum Next {
 ///
 /// When the engine fails (it crashes, stalls past its deadline, or answers nonsense),
 /// the client sends `refreq fault` with the reason in `c0`, restarts the engine and
-/// signs on again, so that the referee resynchronises it and the game goes on.
+/// signs on again, so that the referee resynchronises it and the game goes on. With
+/// [`ClientOptions::checksum`], records lost to noise are asked for again.
 ///
 /// # Errors
 ///
@@ -406,6 +424,8 @@ pub fn run(
         opts,
         state: State::new(),
         summary: ClientSummary::default(),
+        framing: Framing::new(opts.checksum),
+        answered: None,
     };
     driver.sign_on()?;
     // On a serial line a sign_on sent before the referee opened its port is lost; it is
@@ -414,10 +434,19 @@ pub fn run(
     let mut heard = false;
     let mut splitter = LineSplitter::new();
     let mut buf = vec![0u8; 4096];
+    let mut last_byte = Instant::now();
     loop {
-        let n = match reader.read(&mut buf) {
+        let mut lines = Vec::new();
+        match reader.read(&mut buf) {
             Ok(0) => return Err(driver.hung_up()),
-            Ok(n) => n,
+            Ok(n) => {
+                last_byte = Instant::now();
+                splitter.feed(&buf[..n], |p| {
+                    if let Piece::Line(l) = p {
+                        lines.push(l);
+                    }
+                });
+            }
             Err(e)
                 if matches!(
                     e.kind(),
@@ -430,29 +459,35 @@ pub fn run(
                     driver.sign_on()?;
                     signed_on_at = Instant::now();
                 }
-                continue;
+                // A line whose terminator noise changed ends here, as noise.
+                if splitter.has_partial()
+                    && last_byte.elapsed() >= STALLED_LINE
+                    && let Some(Piece::Line(l)) = splitter.take_partial()
+                {
+                    lines.push(l);
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(driver.hung_up()),
             Err(e) => return Err(driver.io_err(e)),
-        };
-        let arrived = Instant::now();
-        let mut lines = Vec::new();
-        splitter.feed(&buf[..n], |p| {
-            if let Piece::Line(l) = p {
-                lines.push(l);
-            }
-        });
+        }
+        let arrived = last_byte;
         for line in lines {
-            match Record::from_ascii(&line) {
-                Ok(rec) => {
+            match driver.framing.receive(&line) {
+                Incoming::Record(rec) => {
                     heard = true;
                     if let Next::Disconnect = driver.handle(&rec, arrived)? {
                         return Ok(driver.summary);
                     }
                 }
-                Err(e) => log::warn!("noise from the referee: {e}"),
+                Incoming::Skip => {}
+                Incoming::Again(rec) => driver.again(&rec)?,
+                Incoming::Lost(reason) => {
+                    driver.summary.noise += 1;
+                    log::warn!("noise from the referee: {reason}");
+                }
             }
         }
+        driver.ask_again()?;
     }
 }
 
@@ -462,6 +497,11 @@ struct Driver<'a> {
     opts: &'a ClientOptions,
     state: State,
     summary: ClientSummary,
+    framing: Framing,
+    /// The last respond answered with a move or a resignation, and the reply: when the
+    /// referee sends the same respond again (the reply was lost to noise), the same
+    /// reply goes again at once, without asking the engine.
+    answered: Option<(String, String)>,
 }
 
 impl Driver<'_> {
@@ -478,8 +518,11 @@ impl Driver<'_> {
         }
     }
 
-    fn send(&mut self, rec: &Record) -> Result<(), ClientError> {
-        write_record(self.writer, rec, self.opts.eol).map_err(|e| self.io_err(e))
+    /// Seals and sends a record; returns the line as sent.
+    fn send(&mut self, rec: &Record) -> Result<String, ClientError> {
+        let line = self.framing.seal(rec.to_string());
+        write_line(self.writer, &line, self.opts.eol).map_err(|e| self.io_err(e))?;
+        Ok(line)
     }
 
     fn sign_on(&mut self) -> Result<(), ClientError> {
@@ -492,7 +535,25 @@ impl Driver<'_> {
                 Operand::lossy_string(&name),
             ],
         );
-        self.send(&sign_on)
+        self.send(&sign_on).map(drop)
+    }
+
+    /// Asks the referee for the records noise took, when a request is due (a `fault`
+    /// whose `c0` says why, with `xagain` and the first record number wanted).
+    fn ask_again(&mut self) -> Result<(), ClientError> {
+        let Some(from) = self.framing.ask(Instant::now()) else {
+            return Ok(());
+        };
+        let mut fault = record(&self.state.pos, "fault");
+        let why = if from == 0 {
+            "noise on the line: please resynchronise".to_string()
+        } else {
+            format!("noise on the line: please send again from record {from}")
+        };
+        fault.set("c0", vec![Operand::lossy_string(&why)]);
+        fault.set(seal::AGAIN, vec![Operand::Integer(from as i64)]);
+        log::info!("{why}");
+        self.send(&fault).map(drop)
     }
 
     /// Reports the engine's failure to the referee, restarts the engine and signs on
@@ -513,29 +574,46 @@ impl Driver<'_> {
     fn handle(&mut self, rec: &Record, arrived: Instant) -> Result<Next, ClientError> {
         match rec.refcom() {
             Some("reset") => {
-                self.state = State {
+                let mut state = State {
                     time_control: self.state.time_control.take(),
                     ..State::new()
                 };
-                self.state.sync(rec);
-                self.state.first_ply = ply(&self.state.pos);
+                if let Err(why) = state.follow(rec) {
+                    return self.unreconciled(&why);
+                }
+                state.first_ply = ply(&state.pos);
+                self.state = state;
+                self.answered = None;
                 if let Err(e) = self.engine.new_game() {
                     self.recover(&e)?;
                 }
             }
             Some("inform") => self.state.inform(rec),
             Some("execute") => {
-                self.state.sync(rec);
-                self.state.play_sm(rec);
+                if let Err(why) = self.state.follow(rec) {
+                    return self.unreconciled(&why);
+                }
             }
             Some("respond") => {
-                self.state.sync(rec);
-                self.state.play_sm(rec);
+                if self
+                    .answered
+                    .as_ref()
+                    .is_some_and(|(answered, _)| *answered == rec.to_string())
+                {
+                    // The same respond again (a referee without checksums that got a
+                    // reply without a move, say): the same reply goes again.
+                    self.again(rec)?;
+                    return Ok(Next::Continue);
+                }
+                if let Err(why) = self.state.follow(rec) {
+                    return self.unreconciled(&why);
+                }
                 self.respond(rec)?;
                 self.state.own_used += arrived.elapsed();
             }
             Some("conclude") => {
                 self.summary.games += 1;
+                self.answered = None;
                 let result = self.state.result.take();
                 self.engine.game_over(result.as_deref());
                 log::info!("game concluded: {}", result.as_deref().unwrap_or("*"));
@@ -552,6 +630,32 @@ impl Driver<'_> {
             Some(other) => log::warn!("unknown refcom {other}"),
             None => log::warn!("a record without refcom from the referee"),
         }
+        Ok(Next::Continue)
+    }
+
+    /// A record acted on already, sent again: when it is the respond last answered, the
+    /// reply was lost on its way and goes again at once.
+    fn again(&mut self, rec: &Record) -> Result<(), ClientError> {
+        if rec.refcom() == Some("respond")
+            && let Some((answered, reply)) = &self.answered
+            && *answered == rec.to_string()
+        {
+            let reply = reply.clone();
+            log::info!("the referee asks again; the same reply goes again");
+            write_line(self.writer, &reply, self.opts.eol).map_err(|e| self.io_err(e))?;
+        }
+        Ok(())
+    }
+
+    /// A well-formed record from the referee that the client cannot reconcile with the
+    /// game (an impossible position, a move that does not fit it): it is dropped, never
+    /// answered from another board, and the client signs on again to be resynchronised
+    /// (profile section 5, the `fault` row).
+    fn unreconciled(&mut self, why: &str) -> Result<Next, ClientError> {
+        log::warn!("the referee sent {why}; signing on again to be resynchronised");
+        self.summary.noise += 1;
+        self.answered = None;
+        self.sign_on()?;
         Ok(Next::Continue)
     }
 
@@ -600,6 +704,10 @@ impl Driver<'_> {
             Decision::AcceptDraw => reply.set("draw_accept", vec![]),
             Decision::ClaimDraw => reply.set("draw_claim", vec![]),
         }
-        self.send(&reply)
+        let line = self.send(&reply)?;
+        // A reply with a move or a resignation answers its respond for good; one
+        // without (an accept or claim the referee may refuse) is asked anew.
+        self.answered = (reply.has("sm") || reply.has("resign")).then(|| (rec.to_string(), line));
+        Ok(())
     }
 }

@@ -26,6 +26,7 @@
 
 mod moves;
 mod operand;
+pub mod seal;
 pub mod tools;
 
 use std::fmt;

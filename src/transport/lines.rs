@@ -69,6 +69,17 @@ impl LineSplitter {
     pub fn has_partial(&self) -> bool {
         !self.buf.is_empty() || self.overlong.is_some()
     }
+
+    /// Ends the line waiting for its terminator as though the terminator had come: a
+    /// line whose terminator noise changed would otherwise wait for the next line and
+    /// spoil it too. Returns what was waiting, if anything.
+    pub fn take_partial(&mut self) -> Option<Piece> {
+        self.after_cr = false;
+        if let Some(len) = self.overlong.take() {
+            return Some(Piece::Overlong { len });
+        }
+        (!self.buf.is_empty()).then(|| Piece::Line(std::mem::take(&mut self.buf)))
+    }
 }
 
 #[cfg(test)]

@@ -83,6 +83,9 @@ pub struct PortEvent {
 
 /// How long a reader waits in one read before it looks at the stop flag again.
 pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
+/// How long part of a line may wait for more bytes before it is taken as a whole line
+/// (its terminator lost to noise): programs write their lines at once.
+pub const STALLED_LINE: Duration = Duration::from_millis(1000);
 /// How long [`Link::shutdown`] waits for a line's threads.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// How long a failed line waits between attempts to reopen it.
@@ -223,6 +226,14 @@ fn reader_loop(
 ) {
     let mut splitter = LineSplitter::new();
     let mut buf = vec![0u8; 4096];
+    let mut last_byte = Instant::now();
+    let emit = |piece: Piece, at: Instant| {
+        let event = match piece {
+            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+        };
+        report(&events, port, event);
+    };
     while !stop.load(Ordering::Relaxed) {
         let failure = if down.load(Ordering::SeqCst) {
             Some(io::Error::other("the writer failed"))
@@ -231,16 +242,23 @@ fn reader_loop(
                 Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
                 Ok(n) => {
                     let at = Instant::now();
-                    splitter.feed(&buf[..n], |piece| {
-                        let event = match piece {
-                            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-                            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-                        };
-                        report(&events, port, event);
-                    });
+                    last_byte = at;
+                    splitter.feed(&buf[..n], |piece| emit(piece, at));
                     None
                 }
-                Err(e) if is_idle(&e) => None,
+                Err(e) if is_idle(&e) => {
+                    // A line whose terminator noise changed would wait for the next
+                    // one; a program writes a line at once, so a line stalled this long
+                    // ends here, stamped with its last byte.
+                    if splitter.has_partial()
+                        && last_byte.elapsed() >= STALLED_LINE
+                        && let Some(piece) = splitter.take_partial()
+                    {
+                        log::debug!("port {port}: a line without its terminator ends here");
+                        emit(piece, last_byte);
+                    }
+                    None
+                }
                 Err(e) => Some(e),
             }
         };

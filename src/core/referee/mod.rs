@@ -22,7 +22,10 @@ use super::clock::TimeControl;
 use super::game::{Finish, Game, GameResult, Termination, color_name};
 use super::pgn::{self, PgnGame, PgnMove};
 use super::supervisor::Command;
+use crate::epd::seal::{self, Seal};
 use crate::epd::{Clock, Operand, Record, resolve_move};
+
+mod reliable;
 
 /// When threefold repetition and the fifty-move rule end a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -305,6 +308,16 @@ pub enum Notice {
         /// What the client said.
         reason: String,
     },
+    /// A player lost records to noise and asked for them again (the checksum
+    /// extension): they were sent again.
+    Retransmit {
+        /// The port.
+        port: Port,
+        /// The first record sent again.
+        from: u64,
+        /// How many.
+        count: usize,
+    },
     /// A player signed on during its game and is being resynchronised.
     Resync {
         /// The port.
@@ -386,6 +399,10 @@ impl fmt::Display for Notice {
             Notice::ClientFault { port, reason } => {
                 write!(f, "port {port}: the player reports a fault: {reason}")
             }
+            Notice::Retransmit { port, from, count } => write!(
+                f,
+                "port {port}: the player lost records to noise; {count} sent again from #{from}"
+            ),
             Notice::Resync { port } => {
                 write!(f, "port {port}: signed on during its game, resynchronising")
             }
@@ -431,6 +448,9 @@ enum Tx {
     Other,
     Reset,
     Respond,
+    /// The same respond again, to the side to move whose clock is suspended while the
+    /// line repeats it (the checksum extension): its drain resumes the clock.
+    Resend,
     Conclude,
     Disconnect,
 }
@@ -484,6 +504,9 @@ struct Current {
     /// How many moves had been played each time the referee resumed this game after a
     /// crash (for the game record).
     resumed_after: Vec<usize>,
+    /// Since when the mover's clock is suspended while its respond is repeated (a
+    /// corrupted reply, or a respond lost to noise, on a sealed line).
+    suspended: Option<Duration>,
 }
 
 impl Current {
@@ -532,6 +555,8 @@ pub struct Referee {
     paused: Option<Pause>,
     /// Lines that arrived while the game was paused, handled when it resumes.
     held: Vec<(Port, Vec<u8>)>,
+    /// Per port, the checksum extension, once its player offered it at sign-on.
+    sealed: [Option<reliable::Sealed>; 2],
     out: VecDeque<Output>,
 }
 
@@ -592,6 +617,7 @@ impl Referee {
             shutting_down: false,
             paused: None,
             held: Vec::new(),
+            sealed: Default::default(),
             out: VecDeque::new(),
         })
     }
@@ -641,6 +667,12 @@ impl Referee {
                 {
                     cur.clock_started = Some(at.max(now));
                 }
+                // Nor does a repetition that cannot go out.
+                if let Some(cur) = self.playing_mut()
+                    && cur.to_move_port() == port
+                {
+                    cur.suspended = None;
+                }
                 self.judge_early_replies(port);
                 self.skip_down_lines();
             }
@@ -678,7 +710,7 @@ impl Referee {
             return None;
         }
         let cur = self.current.as_ref()?;
-        if cur.finish.is_some() {
+        if cur.finish.is_some() || cur.suspended.is_some() {
             return None;
         }
         let started = cur.clock_started?;
@@ -721,7 +753,13 @@ impl Referee {
                 cur.clock_started = Some(now);
             }
         }
-        let line = record.to_string();
+        let line = self.seal_line(port, record.to_string(), tx);
+        self.transmit(port, line, tx);
+    }
+
+    /// Hands `line` to `port`'s writer, keeping account of its drain and of when its
+    /// last byte leaves at the line's rate.
+    fn transmit(&mut self, port: Port, line: String, tx: Tx) {
         let bytes = line.len() + usize::from(self.cfg.wire.eol_bytes);
         let free = &mut self.wire_free[port.index()];
         *free = (*free).max(self.now) + self.cfg.wire.time(port, bytes);
@@ -873,6 +911,7 @@ impl Referee {
             offer: None,
             finish: None,
             resumed_after: Vec::new(),
+            suspended: None,
         };
         self.notice(Notice::GameStarted {
             number,
@@ -1003,6 +1042,10 @@ impl Referee {
                 }
                 self.judge_early_replies(port);
             }
+            Tx::Resend => {
+                self.end_suspension(port, at.max(last_byte));
+                self.judge_early_replies(port);
+            }
             Tx::Reset | Tx::Conclude | Tx::Disconnect => {
                 let want = match tx {
                     Tx::Reset => WaitKind::Reset,
@@ -1051,20 +1094,26 @@ impl Referee {
     }
 
     fn on_line(&mut self, port: Port, at: Duration, bytes: &[u8]) {
-        let rec = match Record::from_ascii(bytes) {
+        let (body, sealed) = match seal::open(bytes) {
+            Seal::Valid { body, .. } => (&bytes[..body], true),
+            Seal::Broken => return self.corrupted(port, at, "its checksum does not match".into()),
+            Seal::None => (bytes, false),
+        };
+        let rec = match Record::from_ascii(body) {
             Ok(rec) => rec,
             // Empty (all-blank) lines are ignored, not noise.
             Err(crate::epd::EpdError::Empty) => return,
-            Err(e) => {
-                return self.notice(Notice::Noise {
-                    port,
-                    reason: e.to_string(),
-                });
-            }
+            Err(e) => return self.corrupted(port, at, e.to_string()),
         };
+        if rec.refreq() == Some("sign_on") {
+            return self.on_sign_on(port, &rec, sealed);
+        }
+        if !sealed && self.sealed[port.index()].is_some() {
+            return self.corrupted(port, at, "a record without its checksum".into());
+        }
         match rec.refreq() {
-            Some("sign_on") => self.on_sign_on(port, &rec),
             Some("sign_off") => self.on_sign_off(port),
+            Some("fault") if rec.has(seal::AGAIN) => self.on_again(port, at, &rec),
             Some("fault") => {
                 let reason = text_operand(&rec, "c0").unwrap_or_else(|| "no reason given".into());
                 self.notice(Notice::ClientFault { port, reason });
@@ -1081,7 +1130,15 @@ impl Referee {
         }
     }
 
-    fn on_sign_on(&mut self, port: Port, rec: &Record) {
+    fn on_sign_on(&mut self, port: Port, rec: &Record, sealed: bool) {
+        // A player that seals its sign-on takes the checksum extension (its records go
+        // on being numbered where they were); one that does not, leaves it.
+        let extension = &mut self.sealed[port.index()];
+        if !sealed {
+            *extension = None;
+        } else if extension.is_none() {
+            *extension = Some(reliable::Sealed::default());
+        }
         let name = rec
             .operands("tcsi")
             .and_then(|ops| ops.get(1))
@@ -1172,6 +1229,7 @@ impl Referee {
                 if let Some(cur) = self.current.as_mut() {
                     let played = cur.game.moves().len();
                     cur.resumed_after.push(played);
+                    cur.suspended = None;
                 }
                 for port in Port::BOTH {
                     self.resync(port);
@@ -1227,6 +1285,7 @@ impl Referee {
         let length = self.now.saturating_sub(pause.since);
         if let Some(cur) = self.current.as_mut() {
             cur.clock_started = cur.clock_started.map(|s| s + length);
+            cur.suspended = cur.suspended.map(|s| s + length);
         }
         if let Phase::Waiting { until, .. } = &mut self.phase {
             *until = until.map(|u| u + length);
@@ -1393,11 +1452,12 @@ impl Referee {
                 reason: "a reply outside a game".into(),
             });
         };
-        let clock_waits = cur.to_move_port() == port && cur.clock_started.is_none();
+        let clock_waits =
+            cur.to_move_port() == port && (cur.clock_started.is_none() || cur.suspended.is_some());
         if clock_waits
             && self.pending[port.index()]
                 .iter()
-                .any(|(tx, _)| *tx == Tx::Respond)
+                .any(|(tx, _)| matches!(tx, Tx::Respond | Tx::Resend))
         {
             // The player answered before its respond's drain was reported (the two
             // come from different threads): the drain happened first, so wait for it
@@ -1643,382 +1703,4 @@ fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    //! Scripts of timestamped inputs; time jumps instead of sleeping.
-
-    use super::*;
-
-    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
-
-    fn config(tc: &str) -> MatchConfig {
-        MatchConfig {
-            event: "Test".into(),
-            site: "Here".into(),
-            date: "2026.11.22".into(),
-            round: None,
-            names: [None, None],
-            port_labels: ["a".into(), "b".into()],
-            time_control: tc.parse().unwrap(),
-            games: 1,
-            openings: Vec::new(),
-            reset_delay: Duration::from_secs(5),
-            conclude_delay: Duration::from_secs(5),
-            draw_rule: DrawRule::Auto,
-            illegal: IllegalRule::Loss,
-            attended: false,
-            wire: WireTiming::default(),
-        }
-    }
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
-    struct Script {
-        referee: Referee,
-        sent: Vec<(Port, String)>,
-        reports: Vec<GameReport>,
-        over: bool,
-    }
-
-    impl Script {
-        fn new(cfg: MatchConfig) -> Script {
-            Script {
-                referee: Referee::new(cfg).unwrap(),
-                sent: Vec::new(),
-                reports: Vec::new(),
-                over: false,
-            }
-        }
-
-        fn input(&mut self, input: Input) {
-            self.referee.handle(input);
-            while let Some(out) = self.referee.poll_output() {
-                match out {
-                    Output::Send { port, line } => self.sent.push((port, line)),
-                    Output::GameOver(r) => self.reports.push(r),
-                    Output::Notice(_) => {}
-                    Output::MatchOver => self.over = true,
-                }
-            }
-        }
-
-        fn line(&mut self, port: Port, at: u64, text: &str) {
-            self.input(Input::Line {
-                port,
-                at: ms(at),
-                bytes: text.as_bytes().to_vec(),
-            });
-        }
-
-        /// Drains everything sent so far at `at`.
-        fn drain_all(&mut self, at: u64) {
-            let owed: Vec<Port> = self.sent.drain(..).map(|(p, _)| p).collect();
-            for port in owed {
-                self.input(Input::Drained { port, at: ms(at) });
-            }
-        }
-
-        fn take(&mut self) -> Vec<(Port, String)> {
-            self.sent.clone()
-        }
-
-        /// Signs both on, drains the resets at 0, and fires the reset delay at 5 s;
-        /// leaves the informs and White's respond undrained in `sent`.
-        fn reach_first_respond(&mut self) {
-            self.line(Port::A, 0, &format!("{START} refreq sign_on;"));
-            self.line(Port::B, 0, &format!("{START} refreq sign_on;"));
-            assert_eq!(self.take().len(), 2);
-            self.drain_all(0);
-            assert_eq!(self.referee.poll_timeout(), Some(ms(5000)));
-            self.input(Input::Timeout { at: ms(5000) });
-        }
-    }
-
-    #[test]
-    fn the_reset_delay_counts_from_the_later_drain() {
-        let mut s = Script::new(config("60"));
-        s.line(Port::A, 0, &format!("{START} refreq sign_on;"));
-        s.line(Port::B, 10, &format!("{START} refreq sign_on;"));
-        s.sent.clear();
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(20),
-        });
-        assert_eq!(s.referee.poll_timeout(), None);
-        s.input(Input::Drained {
-            port: Port::B,
-            at: ms(300),
-        });
-        assert_eq!(s.referee.poll_timeout(), Some(ms(5300)));
-    }
-
-    #[test]
-    fn the_clock_runs_from_the_respond_drain_and_the_flag_falls_at_its_moment() {
-        let mut s = Script::new(config("60"));
-        s.reach_first_respond();
-        let sent = s.take();
-        assert_eq!(sent.len(), 3, "two informs and a respond: {sent:?}");
-        assert!(sent[2].1.contains("refcom respond"));
-        // White's respond drains at 5.1 s: the flag is due 60 s later.
-        s.sent.clear();
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(5000),
-        });
-        s.input(Input::Drained {
-            port: Port::B,
-            at: ms(5000),
-        });
-        assert_eq!(
-            s.referee.poll_timeout(),
-            None,
-            "the respond has not drained"
-        );
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(5100),
-        });
-        assert_eq!(s.referee.poll_timeout(), Some(ms(65_100)));
-        // A timer that fires late still flags at the deadline, and a reply stamped
-        // after it changes nothing.
-        s.line(Port::A, 70_000, &format!("{START} refreq reply; sm e4;"));
-        assert_eq!(s.reports.len(), 1);
-        assert_eq!(s.reports[0].result, GameResult::BlackWins);
-        assert_eq!(s.reports[0].termination, Termination::TimeForfeit);
-        assert!(s.reports[0].pgn.contains("White forfeits on time"));
-    }
-
-    #[test]
-    fn a_reply_charges_exactly_the_time_between_drain_and_terminator() {
-        let mut s = Script::new(config("60"));
-        s.reach_first_respond();
-        s.drain_all(5100);
-        s.line(Port::A, 6400, &format!("{START} refreq reply; sm e4;"));
-        let (port, respond) = s.sent.last().cloned().unwrap();
-        assert_eq!(port, Port::B);
-        assert!(
-            respond.contains("cc 000:00:00:01 000:00:00:00;"),
-            "{respond}"
-        );
-        assert!(respond.contains("sm e4;"), "{respond}");
-        assert!(
-            respond.starts_with(START),
-            "the position before the move: {respond}"
-        );
-        s.drain_all(6401);
-        s.line(
-            Port::B,
-            6500,
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
-        );
-        let pgn = &s.reports[0].pgn;
-        assert!(pgn.contains("[%emt 0:00:01.300]"), "{pgn}");
-        assert!(pgn.contains("[%clk 0:00:58.7]"), "{pgn}");
-    }
-
-    #[test]
-    fn replaying_the_same_inputs_gives_the_same_outputs() {
-        let run = || {
-            let mut s = Script::new(config("10+1"));
-            s.reach_first_respond();
-            s.drain_all(5001);
-            s.line(Port::A, 5500, &format!("{START} refreq reply; sm e4;"));
-            s.drain_all(5502);
-            s.input(Input::Timeout { at: ms(20_000) });
-            s.drain_all(20_001);
-            s.input(Input::Timeout { at: ms(25_001) });
-            s.drain_all(25_002);
-            (s.sent.clone(), s.reports.clone(), s.over)
-        };
-        let first = run();
-        assert_eq!(first, run());
-        assert!(first.2, "the match is over");
-        assert_eq!(first.1[0].result, GameResult::WhiteWins);
-    }
-
-    #[test]
-    fn a_reply_handled_before_its_respond_drain_waits_for_the_drain() {
-        let mut s = Script::new(config("60"));
-        s.reach_first_respond();
-        // The informs drain, but White's respond's drain is reported after the reply.
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(5000),
-        });
-        s.input(Input::Drained {
-            port: Port::B,
-            at: ms(5000),
-        });
-        s.sent.clear();
-        s.line(Port::A, 5400, &format!("{START} refreq reply; sm e4;"));
-        assert!(s.sent.is_empty(), "judged only once the clock has started");
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(5100),
-        });
-        let (port, respond) = s.sent.last().cloned().expect("relayed");
-        assert_eq!(port, Port::B);
-        assert!(respond.contains("sm e4;"));
-        s.drain_all(5401);
-        s.line(
-            Port::B,
-            5500,
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
-        );
-        assert!(s.reports[0].pgn.contains("[%emt 0:00:00.300]"));
-    }
-
-    #[test]
-    fn an_early_reply_after_the_flag_is_too_late() {
-        let mut s = Script::new(config("1"));
-        s.reach_first_respond();
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(5000),
-        });
-        s.input(Input::Drained {
-            port: Port::B,
-            at: ms(5000),
-        });
-        s.line(Port::A, 6500, &format!("{START} refreq reply; sm e4;"));
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(5100),
-        });
-        assert_eq!(s.reports[0].termination, Termination::TimeForfeit);
-        assert_eq!(s.reports[0].result, GameResult::BlackWins);
-    }
-
-    #[test]
-    fn accepting_a_pending_offer_is_a_draw_whatever_else_the_record_holds() {
-        let mut s = Script::new(config("60"));
-        s.reach_first_respond();
-        s.drain_all(5001);
-        s.line(
-            Port::A,
-            5500,
-            &format!("{START} refreq reply; draw_offer; sm e4;"),
-        );
-        s.drain_all(5502);
-        s.line(
-            Port::B,
-            5600,
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; draw_accept; resign;",
-        );
-        assert_eq!(s.reports[0].result, GameResult::Draw);
-    }
-
-    #[test]
-    fn a_line_down_at_the_end_of_a_game_does_not_hold_the_match() {
-        let mut s = Script::new(config("60"));
-        s.reach_first_respond();
-        s.drain_all(5001);
-        s.input(Input::PortLost {
-            port: Port::B,
-            at: ms(5200),
-        });
-        s.line(Port::A, 5500, &format!("{START} refreq reply; resign;"));
-        // Only A's inform and conclude drain; B's line is down.
-        let owed: Vec<Port> = s.sent.drain(..).map(|(p, _)| p).collect();
-        for port in owed.into_iter().filter(|p| *p == Port::A) {
-            s.input(Input::Drained { port, at: ms(5600) });
-        }
-        assert_eq!(s.referee.poll_timeout(), Some(ms(10_600)));
-        s.input(Input::Timeout { at: ms(10_600) });
-        s.input(Input::Drained {
-            port: Port::A,
-            at: ms(10_601),
-        });
-        assert!(s.over, "disconnect waits for no line that is down");
-    }
-
-    #[test]
-    fn analysis_on_a_reply_goes_into_the_move_comment() {
-        let rec = Record::from_ascii(
-            format!(
-                "{START} refreq reply; sm e4; ce 35; acd 12; acs 1; acn 15400; pv e4 e5 Nf3; c0 \"book\";"
-            )
-            .as_bytes(),
-        )
-        .unwrap();
-        assert_eq!(
-            analysis_text(&rec).as_deref(),
-            Some("+0.35/12 1s 15400n pv e4 e5 Nf3 book")
-        );
-        let mate =
-            Record::from_ascii(format!("{START} refreq reply; ce 32762;").as_bytes()).unwrap();
-        assert_eq!(analysis_text(&mate).as_deref(), Some("+M3"));
-    }
-
-    #[test]
-    fn a_slow_line_costs_nobody_thinking_time() {
-        let mut cfg = config("60");
-        // One byte a millisecond on port A's line (about 10,000 baud).
-        cfg.wire.byte_time = [Some(ms(1)), None];
-        let mut s = Script::new(cfg);
-        s.reach_first_respond();
-        let on_a: Vec<usize> = s
-            .sent
-            .iter()
-            .filter(|(p, _)| *p == Port::A)
-            .map(|(_, line)| line.len() + 1)
-            .collect();
-        assert_eq!(on_a.len(), 2, "the inform and the respond");
-        // The pty reports the drains at once; the bytes leave at the line's rate.
-        s.drain_all(5001);
-        let last_byte = 5000 + (on_a[0] + on_a[1]) as u64;
-        let reply = format!("{START} refreq reply; sm e4;");
-        let reply_time = (reply.len() + 1) as u64;
-        let arrived = last_byte + 1300 + reply_time;
-        s.line(Port::A, arrived, &reply);
-        s.drain_all(arrived + 1);
-        s.line(
-            Port::B,
-            arrived + 100,
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
-        );
-        let pgn = &s.reports[0].pgn;
-        assert!(pgn.contains("[%emt 0:00:01.300]"), "{pgn}");
-    }
-
-    #[test]
-    fn a_second_reply_to_a_respond_already_answered_is_stale_not_an_infraction() {
-        let mut s = Script::new(config("60"));
-        s.reach_first_respond();
-        s.drain_all(5001);
-        s.line(Port::A, 5500, &format!("{START} refreq reply; sm e4;"));
-        s.drain_all(5502);
-        let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
-        s.line(Port::B, 5600, &format!("{after_e4} refreq reply; sm e5;"));
-        s.drain_all(5602);
-        // White answers the start position again (it was resynchronised meanwhile).
-        s.line(Port::A, 5700, &format!("{START} refreq reply; sm d4;"));
-        assert!(s.reports.is_empty(), "no infraction");
-        assert!(s.sent.is_empty(), "nothing relayed");
-        let after_e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
-        s.line(Port::A, 5800, &format!("{after_e5} refreq reply; sm Nf3;"));
-        assert!(
-            s.sent
-                .iter()
-                .any(|(p, l)| *p == Port::B && l.contains("sm Nf3;"))
-        );
-    }
-
-    #[test]
-    fn time_never_runs_backwards() {
-        let mut s = Script::new(config("60"));
-        s.reach_first_respond();
-        s.drain_all(5100);
-        // A reply stamped before the respond drained is charged nothing, not a
-        // negative time.
-        s.line(Port::A, 5050, &format!("{START} refreq reply; sm e4;"));
-        s.drain_all(5200);
-        s.line(
-            Port::B,
-            5300,
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
-        );
-        assert!(s.reports[0].pgn.contains("[%emt 0:00:00.000]"));
-    }
-}
+mod tests;
