@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use argus::client::uci::UciEngine;
 use argus::client::xboard::XboardEngine;
@@ -22,6 +22,8 @@ use argus::journal::{self, Event, Journal};
 use argus::mediator::{self, Control, Eol, Line, PrintWatcher, Records};
 use argus::transport::serial::{self, FlowName, ParityName, SerialSettings};
 use argus::transport::tcp;
+
+mod resume_args;
 
 #[derive(Parser)]
 #[command(
@@ -161,12 +163,13 @@ struct SerialArgs {
     port_b: Option<String>,
     /// Take every option from an event file (TOML; see docs/example-event.toml), as a
     /// referee running in the background under systemd does.
-    #[arg(long, value_name = "EVENT.toml", conflicts_with_all = ["resume", "port_a", "port_b"])]
+    #[arg(long, value_name = "EVENT.toml", conflicts_with_all = ["port_a", "port_b"])]
     config: Option<PathBuf>,
     /// Take over the match of a referee that died, from its journal: the ports, the
     /// match and the time are rebuilt from it, both players are resynchronised, and the
-    /// journal goes on in the same file. Ports given too replace the journal's.
-    #[arg(long, value_name = "JOURNAL", conflicts_with_all = ["journal", "openings"])]
+    /// journal goes on in the same file. Other options (or --config) may be given too
+    /// but must agree with the journal; ports given replace the journal's.
+    #[arg(long, value_name = "JOURNAL")]
     resume: Option<PathBuf>,
     #[command(flatten)]
     line: LineArgs,
@@ -344,39 +347,51 @@ fn parse_secs(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
 }
 
+/// Reports a command-line error in one line that names the culprit (help and version
+/// are printed as they are).
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+        || matches!(
+            e.kind(),
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        )
+    {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    // For a missing argument clap puts the culprit on the second line; join them.
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: bad arguments");
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        let missing: Vec<&str> = lines
+            .take_while(|l| l.starts_with('<') || l.starts_with("--"))
+            .collect();
+        eprintln!("{first} {}", missing.join(" "));
+    } else {
+        eprintln!("{first}");
+    }
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let cli = match Cli::try_parse() {
+    // Parsed in two steps to keep the matches: `--resume` needs to know which options
+    // were typed, not defaulted.
+    let matches = match Cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(e) => return usage_error(&e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
-                || matches!(
-                    e.kind(),
-                    ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-                )
-            {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
-            }
-            // One line that names the culprit. For a missing argument clap puts the
-            // culprit on the second line; join them.
-            let text = e.render().to_string();
-            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-            let first = lines.next().unwrap_or("error: bad arguments");
-            if e.kind() == ErrorKind::MissingRequiredArgument {
-                let missing: Vec<&str> = lines
-                    .take_while(|l| l.starts_with('<') || l.starts_with("--"))
-                    .collect();
-                eprintln!("{first} {}", missing.join(" "));
-            } else {
-                eprintln!("{first}");
-            }
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(&e.format(&mut Cli::command())),
     };
     let result = match cli.command {
-        Command::Serial(args) => serial_cmd(*args),
+        Command::Serial(args) => serial_cmd(
+            *args,
+            &resume_args::Given::from_matches(matches.subcommand_matches("serial")),
+        ),
         Command::Client(args) => client_cmd(args),
         Command::Demo(args) => demo_cmd(args),
         Command::Replay(args) => replay_cmd(args),
@@ -470,9 +485,9 @@ enum Start {
     Resume(Box<journal::Rebuilt>),
 }
 
-fn serial_cmd(args: SerialArgs) -> Result<ExitCode> {
+fn serial_cmd(args: SerialArgs, given: &resume_args::Given) -> Result<ExitCode> {
     let plan = match (&args.resume, &args.config) {
-        (Some(journal), _) => plan_resume(&args, journal)?,
+        (Some(journal), config) => plan_resume(&args, given, journal, config.as_deref())?,
         (None, Some(file)) => plan_config(file, args.unattended)?,
         (None, None) => plan_new(args)?,
     };
@@ -586,26 +601,49 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
     })
 }
 
-fn plan_resume(args: &SerialArgs, journal_path: &Path) -> Result<Plan> {
+/// The match of the journal at `journal_path`, taken over. The options given too (on
+/// the command line, or in the event file `config`) must agree with the journal, but
+/// for the ports: those given replace the journal's.
+fn plan_resume(
+    args: &SerialArgs,
+    given: &resume_args::Given,
+    journal_path: &Path,
+    config: Option<&Path>,
+) -> Result<Plan> {
+    let event = config.map(EventConfig::load).transpose()?;
     let rebuilt = journal::rebuild(journal_path)?;
-    let ports = [
-        args.port_a
+    resume_args::check(
+        args,
+        given,
+        config.zip(event.as_ref()),
+        &rebuilt,
+        journal_path,
+    )?;
+    let port = |i: usize| {
+        let given = if i == 0 { &args.port_a } else { &args.port_b };
+        given
             .clone()
-            .unwrap_or_else(|| rebuilt.ports[0].clone()),
-        args.port_b
-            .clone()
-            .unwrap_or_else(|| rebuilt.ports[1].clone()),
-    ];
-    let lines = rebuilt.lines.clone().unwrap_or_else(|| {
-        let settings = args.line.settings();
-        [settings.clone(), settings]
+            .or_else(|| event.as_ref().map(|e| e.ports[i].port.clone()))
+            .unwrap_or_else(|| rebuilt.ports[i].clone())
+    };
+    let ports = [port(0), port(1)];
+    let lines = rebuilt.lines.clone().unwrap_or_else(|| match &event {
+        Some(e) => [e.ports[0].line.clone(), e.ports[1].line.clone()],
+        None => {
+            let settings = args.line.settings();
+            [settings.clone(), settings]
+        }
     });
     let eol = match rebuilt.eol.as_deref() {
         Some("crlf") => Eol::Crlf,
         Some(_) => Eol::Lf,
-        None => args.line.eol,
+        None => event.as_ref().map_or(args.line.eol, |e| e.eol),
     };
-    let pgn = rebuilt.pgn.clone().unwrap_or_else(|| args.pgn.clone());
+    let pgn = rebuilt
+        .pgn
+        .clone()
+        .or_else(|| event.as_ref().map(|e| e.pgn.clone()))
+        .unwrap_or_else(|| args.pgn.clone());
     Ok(Plan {
         ports,
         lines,
