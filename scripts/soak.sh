@@ -14,7 +14,7 @@
 # and reports the wall time and the referee's peak RSS (max over its restarts).
 #
 #   scripts/soak.sh [--games N] [--tc TC] [--out DIR] [--noise RATE] [--baud N]
-#                   [--kills K] [--seed S] [--timeout SECS]
+#                   [--kills K [--at-game-end]] [--seed S] [--timeout SECS]
 #
 #   --games N       games in the match (default 100)
 #   --tc TC         time control (default 10+0.1; random movers play at once)
@@ -26,6 +26,11 @@
 #                   clients (default 115200 with --noise; alone, it adds clean wires)
 #   --kills K       SIGKILL the referee K times at random moments and resume it with
 #                   `argus serial --resume JOURNAL` (fewer if the match ends first)
+#   --at-game-end   move each kill back to the last moment a game ended: cut the
+#                   journal and the PGN to what a kill there leaves on disk, just
+#                   before the game's game_over line (odd kills) or between it and the
+#                   PGN append (even kills). Random kills almost never land in those
+#                   few microseconds; this puts them there.
 #   --seed S        seeds the random movers, the noise and the kill delays (default 1)
 #   --timeout SECS  give up after SECS (default 120 + 10 per game)
 #
@@ -41,6 +46,7 @@ out=""
 noise=""
 baud=""
 kills=0
+at_game_end=0
 seed=1
 timeout=""
 while [ $# -gt 0 ]; do
@@ -59,6 +65,7 @@ while [ $# -gt 0 ]; do
       esac
       shift 2
       ;;
+    --at-game-end) at_game_end=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "soak: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -166,6 +173,30 @@ start_referee() { # argus serial arguments
   tpid=$!
 }
 
+# What a referee killed just as its last game ended leaves on disk: the journal up to
+# the game's game_over line (odd kills: without it; even kills: with it) and the PGN
+# without the game. Only for a game that ended in the run just killed.
+rewind() {
+  local last since n kept games_kept
+  last=$(grep -n '"ev":"game_over"' "$journal" | tail -n 1 | cut -d: -f1 || true)
+  since=$(grep -n '"ev":"resume"' "$journal" | tail -n 1 | cut -d: -f1 || true)
+  if [ -z "$last" ] || [ "$last" -le "${since:-0}" ]; then
+    echo "soak: no game ended since the referee started; a plain kill"
+    return
+  fi
+  n=$(sed -n "${last}s/.*\"game\":\([0-9]*\).*/\1/p" "$journal")
+  games_kept=$(($(grep -c '"ev":"game_over"' "$journal") - 1))
+  if [ $((kills_done % 2)) = 1 ]; then
+    kept=$((last - 1))
+    echo "soak: cutting back to game $n's end, before its game_over (journal line $last)"
+  else
+    kept=$last
+    echo "soak: cutting back to game $n's end, after its game_over (journal line $last), before its PGN"
+  fi
+  head -n "$kept" "$journal" >"$journal.cut" && mv "$journal.cut" "$journal"
+  awk -v keep="$games_kept" '/^\[Event /{n++} n<=keep' "$pgn" >"$pgn.cut" && mv "$pgn.cut" "$pgn"
+}
+
 fail() {
   echo "soak: FAIL $*"
   failures=$((failures + 1))
@@ -174,6 +205,7 @@ fail() {
 what="$games games at $tc"
 [ -z "$baud" ] || what="$what, lines at $baud baud with noise ${noise:-0}"
 [ "$kills" = 0 ] || what="$what, $kills kill(s) of the referee"
+[ "$at_game_end" = 0 ] || what="$what at game ends"
 echo "soak: $what; files in $out"
 
 RANDOM=$seed
@@ -183,8 +215,8 @@ start_referee "$tty/ref-a" "$tty/ref-b" --games "$games" --tc "$tc" "${line_args
   --reset-delay 0.05 --conclude-delay 0.05 --event "argus soak" --site "socat pty pairs" \
   --pgn "$pgn" --journal "$journal"
 
-# Kill at random moments: each delay is drawn from 0.3 s to 0.3 s plus the time left
-# (as the games played so far say) shared among the kills left.
+# Kill at random moments: each delay is drawn from 0.3 s to 0.3 s plus four fifths of
+# the time left (as the games played so far say) shared among the kills left.
 kills_done=0
 finished=0
 while :; do
@@ -195,7 +227,7 @@ while :; do
     played=${played:-0}
     per_game=300
     [ "$played" = 0 ] || per_game=$(((t - started) / played))
-    span=$(((games - played) * per_game / (kills - kills_done)))
+    span=$((4 * (games - played) * per_game / (5 * (kills - kills_done))))
     [ "$span" -ge 200 ] || span=200
     wake=$((t + 300 + (RANDOM * 32768 + RANDOM) % span))
   fi
@@ -225,10 +257,13 @@ while :; do
   fi
   kills_done=$((kills_done + 1))
   played=$(grep -c '"ev":"game_over"' "$journal" || true)
-  echo "soak: killed the referee at +$((($(now_ms) - started) / 1000)) s, after ${played:-0} game_over(s); resuming"
+  t=$(($(now_ms) - started))
+  echo "soak: killed the referee at +$((t / 1000)).$((t % 1000 / 100)) s, after ${played:-0} game_over(s); resuming"
+  [ "$at_game_end" = 0 ] || rewind
   sleep "0.$((RANDOM % 3))"
   start_referee --resume "$journal"
 done
+[ "$kills_done" = "$kills" ] || echo "soak: note: the match ended before kill $((kills_done + 1))"
 ended=$(now_ms)
 wall_ms=$((ended - started))
 
@@ -277,7 +312,7 @@ if [ -s "$journal" ]; then
   rc=0
   "$argus" replay "$journal" --pgn "$out/replayed.pgn" >"$out/replay.log" 2>&1 || rc=$?
   if [ "$rc" != 0 ]; then
-    fail "argus replay exited with status $rc: $(tail -n 3 "$out/replay.log" | tr '\n' ' ')"
+    fail "argus replay exited with status $rc: $(tail -n 1 "$out/replay.log" | cut -c 1-240)..."
   fi
   if cmp "$out/replayed.pgn" "$pgn"; then
     echo "soak: PASS argus replay reproduces the PGN byte for byte"

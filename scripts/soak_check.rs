@@ -332,6 +332,7 @@ fn main() -> ExitCode {
     // Every game of the PGN: legal, and ended where the rules end it.
     let mut reader = Reader::new(std::io::Cursor::new(pgn.as_bytes()));
     let mut count = 0;
+    let mut next_round = 1;
     let mut ends: BTreeMap<String, usize> = BTreeMap::new();
     loop {
         let game = match reader.read_game(&mut Check) {
@@ -345,9 +346,21 @@ fn main() -> ExitCode {
         count += 1;
         let round = game.tags.get("Round").map_or("?", String::as_str);
         let name = format!("PGN game {count} (Round {round})");
-        if round != count.to_string() {
-            problems.push(format!("{name}: expected Round {count}"));
+        match round.parse::<usize>() {
+            Ok(n) if n == next_round => {}
+            Ok(n) if n > next_round => problems.push(format!(
+                "{name}: Round {} missing from the PGN",
+                if n == next_round + 1 {
+                    next_round.to_string()
+                } else {
+                    format!("{next_round} to {}", n - 1)
+                }
+            )),
+            _ => problems.push(format!("{name}: expected Round {next_round}")),
         }
+        next_round = round
+            .parse::<usize>()
+            .map_or(next_round + 1, |n| n.max(next_round) + 1);
         *ends
             .entry(format!(
                 "{} {} {}",
