@@ -219,6 +219,7 @@ start_referee "$tty/ref-a" "$tty/ref-b" --games "$games" --tc "$tc" "${line_args
 # the time left (as the games played so far say) shared among the kills left.
 kills_done=0
 finished=0
+gone_at=""
 while :; do
   wake=$deadline
   if [ "$kills_done" -lt "$kills" ]; then
@@ -231,9 +232,25 @@ while :; do
     [ "$span" -ge 200 ] || span=200
     wake=$((t + 300 + (RANDOM * 32768 + RANDOM) % span))
   fi
-  while kill -0 "$tpid" 2>/dev/null && [ "$(now_ms)" -lt "$wake" ]; do sleep 0.05; done
-  if kill -0 "$tpid" 2>/dev/null && [ "$(now_ms)" -ge "$deadline" ]; then
-    fail "the match did not finish within $timeout s (see $out/referee-$run.log)"
+  stuck=""
+  while kill -0 "$tpid" 2>/dev/null; do
+    t=$(now_ms)
+    if [ "$t" -ge "$deadline" ]; then
+      stuck="the match did not finish within $timeout s"
+      break
+    fi
+    [ "$t" -lt "$wake" ] || break
+    if ! kill -0 "${clients[0]}" 2>/dev/null && ! kill -0 "${clients[1]}" 2>/dev/null; then
+      gone_at=${gone_at:-$t}
+      if [ $((t - gone_at)) -ge 10000 ]; then
+        stuck="both clients left (disconnect), but the referee is still running 10 s later"
+        break
+      fi
+    fi
+    sleep 0.05
+  done
+  if [ -n "$stuck" ]; then
+    fail "$stuck (see $out/referee-$run.log)"
     rpid=$(referee_pid)
     [ -z "$rpid" ] || kill -KILL "$rpid" 2>/dev/null || true
     wait "$tpid" || true
