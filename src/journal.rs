@@ -619,6 +619,8 @@ pub fn rebuild(path: &Path) -> Result<Rebuilt, JournalError> {
                     owed.push_back(report);
                 }
             }
+        } else if let Event::End { t } | Event::Open { t, .. } | Event::Overlong { t, .. } = event {
+            at = at.max(Duration::from_micros(t));
         } else if let Event::GameOver {
             game,
             result,

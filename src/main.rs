@@ -656,6 +656,24 @@ fn plan_resume(
 }
 
 fn run_plan(plan: Plan) -> Result<ExitCode> {
+    if let Start::Resume(rebuilt) = &plan.start
+        && rebuilt.referee.is_over()
+    {
+        // Nothing to go on with: record what the dead referee owed, and say so.
+        let mut records = Records {
+            journal: Journal::append(&plan.journal)?,
+            pgn: plan.pgn.clone(),
+        };
+        mediator::settle(&rebuilt.takeover, &mut records, &mut PrintWatcher)?;
+        let tally = rebuilt.takeover.tally;
+        println!(
+            "argus: the match of {} is over: {} of {} game(s) played; {tally}",
+            plan.journal.display(),
+            tally.finished,
+            rebuilt.referee.config().games
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut lines = Vec::with_capacity(2);
     for (path, settings) in plan.ports.iter().zip(&plan.lines) {
         let duplex =

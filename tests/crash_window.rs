@@ -342,3 +342,35 @@ fn a_resumed_referee_records_the_game_the_dead_one_finished() {
     assert_eq!(replay.divergence, None);
     assert_eq!(replay.pgn, text);
 }
+
+/// A journal whose match is over (the referee died after `disconnect` drained, or the
+/// organiser resumed a finished match): the resume says so in one line and exits.
+#[test]
+fn resuming_a_finished_match_says_so_and_exits() {
+    let (_m, journal, pgn) = session();
+    let before = std::fs::read_to_string(&pgn).unwrap();
+    for cut_end in [false, true] {
+        if cut_end {
+            // Killed after the match was over, before the journal's last line.
+            let lines = lines_of(&journal);
+            let n = lines.len() - 1;
+            assert!(matches!(lines[n].1, Event::End { .. }));
+            write_lines(&journal, &lines[..n]);
+        }
+        let child = Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args(["serial", "--unattended", "--resume"])
+            .arg(&journal)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut referee = Killer(child);
+        let status = referee.wait_within(Duration::from_secs(10), "a finished match resumed");
+        assert!(status.success());
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut referee.0.stdout.take().unwrap(), &mut out).unwrap();
+        assert!(out.contains("is over: 5 of 5 game(s) played"), "{out}");
+        assert_eq!(std::fs::read_to_string(&pgn).unwrap(), before);
+    }
+}
