@@ -165,3 +165,22 @@ fn without_checksums_the_same_noise_decides_games() {
         played.terminations
     );
 }
+
+/// The sealed records shown in docs/protocol.md are sealed as argus seals them.
+#[test]
+fn the_documented_seals_match() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md")).unwrap();
+    let sealed: Vec<&str> = doc
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.contains(" xchk ") && !l.contains('<'))
+        .collect();
+    assert_eq!(sealed.len(), 2, "{sealed:?}");
+    for line in sealed {
+        let Seal::Valid { body, .. } = seal::open(line.as_bytes()) else {
+            panic!("not validly sealed: {line}");
+        };
+        argus::epd::Record::from_ascii(&line.as_bytes()[..body]).unwrap();
+    }
+}
