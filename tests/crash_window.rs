@@ -187,14 +187,14 @@ fn check_records(journal: &Path, pgn: &Path, expected: &[String], what: &str) {
     assert_eq!(recorded, expected.len(), "{what}: game_over lines");
 }
 
-#[test]
-fn a_crash_after_any_input_loses_no_game_and_owes_no_line() {
-    let (_m, journal, pgn) = session();
-    let lines = lines_of(&journal);
+/// Takes every input of the session's journal as the moment of a crash and checks the
+/// resume; returns how many windows were checked.
+fn check_every_window(journal: &Path, pgn: &Path, games_played: usize) -> usize {
+    let lines = lines_of(journal);
     let games = games_of(&lines);
-    assert_eq!(games.len(), 5);
+    assert_eq!(games.len(), games_played);
     assert_eq!(
-        std::fs::read_to_string(&pgn).unwrap(),
+        std::fs::read_to_string(pgn).unwrap(),
         games.iter().map(|(_, g)| g.as_str()).collect::<String>()
     );
     let dir = tempfile::tempdir().unwrap();
@@ -237,7 +237,48 @@ fn a_crash_after_any_input_loses_no_game_and_owes_no_line() {
         }
         windows += 1;
     }
+    windows
+}
+
+#[test]
+fn a_crash_after_any_input_loses_no_game_and_owes_no_line() {
+    let (_m, journal, pgn) = session();
+    let windows = check_every_window(&journal, &pgn, 5);
     assert!(windows > 40, "only {windows} crash windows");
+}
+
+/// The supervisor's inputs: a game adjudicated, one aborted, and `quit` in the third.
+#[test]
+fn a_crash_after_a_supervisor_command_loses_no_game_and_owes_no_line() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    let referee = common::Referee::start_attended(&a, &b, &["--games", "4", "--tc", "60"]);
+    a.sign_on("Alpha");
+    b.sign_on("Beta");
+    let mut m = Match { a, b, referee };
+    let respond = begin(&mut m, 1);
+    play(&mut m, 1, respond, true, &["e4"]);
+    m.referee
+        .type_command("adjudicate 1-0 Black's program hangs");
+    end_of_game(&mut m, "1-0");
+    let respond = begin(&mut m, 2);
+    play(&mut m, 2, respond, true, &["d4"]);
+    m.referee.type_command("abort");
+    end_of_game(&mut m, "*");
+    let respond = begin(&mut m, 3);
+    play(&mut m, 3, respond, true, &["c4"]);
+    m.referee.type_command("quit");
+    end_of_game(&mut m, "*");
+    m.a.expect_any(&["disconnect"]);
+    m.b.expect_any(&["disconnect"]);
+    assert_eq!(m.referee.wait(Duration::from_secs(10)), 0);
+    let kinds = lines_of(&m.referee.journal)
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::Supervisor { .. }))
+        .count();
+    assert_eq!(kinds, 3);
+    let windows = check_every_window(&m.referee.journal, &m.referee.pgn, 3);
+    assert!(windows > 20, "only {windows} crash windows");
 }
 
 #[test]
