@@ -1,0 +1,429 @@
+//! The referee's vocabulary: its configuration, its inputs and outputs, the notices for
+//! people, and the record of a finished game.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+
+use super::super::Port;
+use super::super::clock::TimeControl;
+use super::super::game::{GameResult, Termination};
+use super::super::pgn;
+use super::super::supervisor::Command;
+
+/// When threefold repetition and the fifty-move rule end a game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DrawRule {
+    /// At once, as soon as the position arises.
+    Auto,
+    /// Only on a valid `draw_claim` from the side to move.
+    Claim,
+}
+
+/// What an illegal move, an unreadable move or a wrong position costs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IllegalRule {
+    /// The offender loses at once.
+    Loss,
+    /// `fault` goes to both players first; unattended, the offender then loses.
+    Fault,
+}
+
+/// Everything the referee needs to know about the match, fixed at its start.
+///
+/// The configuration is written at the head of the journal, so a replay needs nothing but
+/// the journal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// The PGN Event tag.
+    pub event: String,
+    /// The PGN Site tag.
+    pub site: String,
+    /// The PGN Date tag, `YYYY.MM.DD`.
+    pub date: String,
+    /// The PGN Round tag; the game number when absent.
+    pub round: Option<String>,
+    /// Names given by the organiser for ports A and B; they win over `tcsi`.
+    pub names: [Option<String>; 2],
+    /// What the ports are called (their paths); the names of last resort.
+    pub port_labels: [String; 2],
+    /// The time control of every game.
+    pub time_control: TimeControl,
+    /// How many games to play.
+    pub games: u32,
+    /// Start positions as FEN; empty for the standard array. Game i (from 0) starts
+    /// from position i/2, cycling.
+    pub openings: Vec<String>,
+    /// Pause after the `reset` records drained.
+    pub reset_delay: Duration,
+    /// Pause after the `conclude` records drained, before the next game or `disconnect`.
+    pub conclude_delay: Duration,
+    /// When repetition and fifty-move draws apply.
+    pub draw_rule: DrawRule,
+    /// What an illegal move costs.
+    pub illegal: IllegalRule,
+    /// Whether a supervisor is at the console: then an illegal move under
+    /// [`IllegalRule::Fault`] and a player's `sign_off` pause the game for a decision.
+    #[serde(default)]
+    pub attended: bool,
+    /// The rate of each port's line, when the referee knows it: then a slow line costs
+    /// nobody thinking time (profile section 6).
+    #[serde(default)]
+    pub wire: WireTiming,
+}
+
+/// What the referee knows of its lines' speed, for the clocks (profile section 6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireTiming {
+    /// The time one byte takes on port A's and port B's line (start, data, parity and
+    /// stop bits at the line's rate); `None` where the rate is unknown (a pty without an
+    /// explicit rate) or compensation is off.
+    pub byte_time: [Option<Duration>; 2],
+    /// The bytes of the end of line the referee writes: 1 for LF, 2 for CR LF. A
+    /// player's terminator is counted as one byte.
+    pub eol_bytes: u8,
+}
+
+impl Default for WireTiming {
+    fn default() -> WireTiming {
+        WireTiming {
+            byte_time: [None, None],
+            eol_bytes: 1,
+        }
+    }
+}
+
+impl WireTiming {
+    /// How long `bytes` bytes take on `port`'s line; zero when the rate is unknown.
+    pub fn time(&self, port: Port, bytes: usize) -> Duration {
+        self.byte_time[port.index()].map_or(Duration::ZERO, |t| {
+            t.saturating_mul(u32::try_from(bytes).unwrap_or(u32::MAX))
+        })
+    }
+}
+
+/// An error in a [`MatchConfig`].
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// An opening is not a legal chess position.
+    #[error("opening {index} ({fen}) is not a playable position: {reason}")]
+    BadOpening {
+        /// The opening's index, from 1.
+        index: usize,
+        /// The opening as given.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An opening has no legal move, so no game could be played from it.
+    #[error("opening {index} ({fen}) is already over")]
+    FinishedOpening {
+        /// The opening's index, from 1.
+        index: usize,
+        /// The opening as given.
+        fen: String,
+    },
+}
+
+/// An input of the referee: something that happened, and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A line arrived on a port; `at` is when its terminator was read. `bytes` has no
+    /// terminator and may hold anything (noise is the referee's to judge).
+    Line {
+        /// The port.
+        port: Port,
+        /// When the terminator arrived.
+        at: Duration,
+        /// The line, without its terminator.
+        bytes: Vec<u8>,
+    },
+    /// The oldest line sent on `port` and not yet drained has fully left the output.
+    Drained {
+        /// The port.
+        port: Port,
+        /// When the drain completed.
+        at: Duration,
+    },
+    /// The driver woke the referee because of [`Referee::poll_timeout`].
+    Timeout {
+        /// The moment.
+        at: Duration,
+    },
+    /// The port failed or vanished.
+    PortLost {
+        /// The port.
+        port: Port,
+        /// When it was noticed.
+        at: Duration,
+    },
+    /// The port is open again.
+    PortBack {
+        /// The port.
+        port: Port,
+        /// When it was reopened.
+        at: Duration,
+    },
+    /// The referee is asked to stop (an interrupt, a service manager's stop).
+    Shutdown {
+        /// When.
+        at: Duration,
+    },
+    /// The supervisor's command.
+    Supervisor {
+        /// When it was typed.
+        at: Duration,
+        /// The command.
+        command: Command,
+    },
+    /// A new referee process took over this match from the journal of one that died.
+    /// Its time axis continues the dead one's from its last journaled moment, so the
+    /// outage is charged to nobody.
+    Resume {
+        /// The last moment of the dead referee (the first of the new one).
+        at: Duration,
+    },
+}
+
+impl Input {
+    /// When the input happened.
+    pub fn at(&self) -> Duration {
+        match *self {
+            Input::Line { at, .. }
+            | Input::Drained { at, .. }
+            | Input::Timeout { at }
+            | Input::PortLost { at, .. }
+            | Input::PortBack { at, .. }
+            | Input::Shutdown { at }
+            | Input::Resume { at }
+            | Input::Supervisor { at, .. } => at,
+        }
+    }
+}
+
+/// A finished game, as the record keeper needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameReport {
+    /// The game's number, from 1.
+    pub number: u32,
+    /// The name of White.
+    pub white: String,
+    /// The name of Black.
+    pub black: String,
+    /// The result.
+    pub result: GameResult,
+    /// The PGN Termination.
+    pub termination: Termination,
+    /// Why, in a sentence.
+    pub reason: String,
+    /// The game in PGN export format, ready to append to the PGN file.
+    pub pgn: String,
+}
+
+/// Something people watching the referee may want to know. Notices are not part of the
+/// record: the journal and the PGN are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// A player signed on.
+    SignedOn {
+        /// Its port.
+        port: Port,
+        /// The name it gave, if any.
+        name: Option<String>,
+    },
+    /// A player signed off.
+    SignedOff {
+        /// Its port.
+        port: Port,
+    },
+    /// A game started.
+    GameStarted {
+        /// Its number.
+        number: u32,
+        /// White's name.
+        white: String,
+        /// Black's name.
+        black: String,
+    },
+    /// A move was played.
+    Moved {
+        /// The game's number.
+        number: u32,
+        /// The move's fullmove number.
+        fullmove: u32,
+        /// The mover.
+        color: Color,
+        /// The move in SAN.
+        san: String,
+        /// The time charged for it.
+        emt: Duration,
+        /// White's and Black's time left, when timed.
+        remaining: [Option<Duration>; 2],
+    },
+    /// A game ended.
+    GameOver {
+        /// Its number.
+        number: u32,
+        /// The result.
+        result: GameResult,
+        /// Why.
+        reason: String,
+    },
+    /// A line was ignored as noise.
+    Noise {
+        /// Where it came from.
+        port: Port,
+        /// Why it was ignored.
+        reason: String,
+    },
+    /// A reply was answered with the same `respond` again.
+    Resent {
+        /// The port.
+        port: Port,
+        /// Why.
+        reason: String,
+    },
+    /// A player reported a fault: the supervisor should look.
+    ClientFault {
+        /// The port.
+        port: Port,
+        /// What the client said.
+        reason: String,
+    },
+    /// A player lost records to noise and asked for them again (the checksum
+    /// extension): they were sent again.
+    Retransmit {
+        /// The port.
+        port: Port,
+        /// The first record sent again.
+        from: u64,
+        /// How many.
+        count: usize,
+    },
+    /// A player signed on during its game and is being resynchronised.
+    Resync {
+        /// The port.
+        port: Port,
+    },
+    /// The game is paused: both clocks are stopped and records wait.
+    Paused {
+        /// Why.
+        reason: String,
+    },
+    /// The clocks run again.
+    Unpaused,
+    /// The referee's answer to a supervisor's command, or where the match stands.
+    Supervisor {
+        /// The text.
+        text: String,
+    },
+    /// The referee took over the match from a journal after a crash.
+    Resumed {
+        /// The game in progress, if any.
+        game: Option<u32>,
+    },
+    /// A port failed or vanished.
+    PortLost {
+        /// The port.
+        port: Port,
+    },
+    /// A port is back.
+    PortBack {
+        /// The port.
+        port: Port,
+    },
+}
+
+/// A clock reading for people, as the PGN `[%clk]` writes it; `-` when untimed.
+pub(super) fn fmt_clock(d: Option<Duration>) -> String {
+    d.map_or_else(|| "-".to_string(), pgn::format_clk)
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::SignedOn { port, name } => match name {
+                Some(name) => write!(f, "port {port}: signed on as {name:?}"),
+                None => write!(f, "port {port}: signed on"),
+            },
+            Notice::SignedOff { port } => write!(f, "port {port}: signed off"),
+            Notice::GameStarted {
+                number,
+                white,
+                black,
+            } => write!(f, "game {number}: {white} (White) vs {black} (Black)"),
+            Notice::Moved {
+                number,
+                fullmove,
+                color,
+                san,
+                emt,
+                remaining,
+            } => {
+                let dots = if *color == Color::White { "." } else { "..." };
+                write!(
+                    f,
+                    "game {number}: {fullmove}{dots} {san:<8} {:>7.3}s   White {}  Black {}",
+                    emt.as_secs_f64(),
+                    fmt_clock(remaining[0]),
+                    fmt_clock(remaining[1])
+                )
+            }
+            Notice::GameOver {
+                number,
+                result,
+                reason,
+            } => write!(f, "game {number}: {result} ({reason})"),
+            Notice::Noise { port, reason } => write!(f, "port {port}: noise ignored: {reason}"),
+            Notice::Resent { port, reason } => {
+                write!(f, "port {port}: respond sent again: {reason}")
+            }
+            Notice::ClientFault { port, reason } => {
+                write!(f, "port {port}: the player reports a fault: {reason}")
+            }
+            Notice::Retransmit { port, from, count } => write!(
+                f,
+                "port {port}: the player lost records to noise; {count} sent again from #{from}"
+            ),
+            Notice::Resync { port } => {
+                write!(f, "port {port}: signed on during its game, resynchronising")
+            }
+            Notice::Resumed { game: Some(n) } => write!(
+                f,
+                "resumed game {n} from the journal; both players are resynchronised, the outage is charged to nobody"
+            ),
+            Notice::Resumed { game: None } => write!(f, "resumed the match from the journal"),
+            Notice::Paused { reason } => write!(
+                f,
+                "paused ({reason}): clocks stopped; type resume, adjudicate, restart or abort"
+            ),
+            Notice::Unpaused => write!(f, "resumed: the clocks run again"),
+            Notice::Supervisor { text } => f.write_str(text),
+            Notice::PortLost { port } => write!(f, "port {port}: line lost, reopening"),
+            Notice::PortBack { port } => write!(f, "port {port}: line back"),
+        }
+    }
+}
+
+/// An output of the referee, drained with [`Referee::poll_output`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Send this line (without terminator) on `port`. Each one is answered by exactly one
+    /// [`Input::Drained`] once it has left.
+    Send {
+        /// The port.
+        port: Port,
+        /// The EPD record.
+        line: String,
+    },
+    /// A game ended; its record is ready.
+    GameOver(GameReport),
+    /// Something worth showing to people.
+    Notice(Notice),
+    /// The match is over: every game played and `disconnect` drained on both ports.
+    MatchOver,
+}
