@@ -171,6 +171,19 @@ impl Referee {
     ///
     /// Returns [`ConfigError`] when an opening is not a playable position.
     pub fn new(cfg: MatchConfig) -> Result<Referee, ConfigError> {
+        let day = Duration::from_secs(86_400);
+        let second = Duration::from_secs(1);
+        let limits = [
+            ("the reset delay", Some(cfg.reset_delay), day),
+            ("the conclude delay", Some(cfg.conclude_delay), day),
+            ("port a's byte time", cfg.wire.byte_time[0], second),
+            ("port b's byte time", cfg.wire.byte_time[1], second),
+        ];
+        for (what, value, max) in limits {
+            if let Some(value) = value.filter(|v| *v > max) {
+                return Err(ConfigError::OutOfRange { what, value, max });
+            }
+        }
         let mut openings = Vec::with_capacity(cfg.openings.len());
         for (i, text) in cfg.openings.iter().enumerate() {
             let bad = |reason: String| ConfigError::BadOpening {
@@ -302,7 +315,7 @@ impl Referee {
         }
         let started = cur.clock_started?;
         let left = cur.game.clocks().remaining(cur.game.turn())?;
-        Some(started + left)
+        Some(started.saturating_add(left))
     }
 
     fn advance(&mut self, at: Duration) {
@@ -349,7 +362,9 @@ impl Referee {
     fn transmit(&mut self, port: Port, line: String, tx: Tx) {
         let bytes = line.len() + usize::from(self.cfg.wire.eol_bytes);
         let free = &mut self.wire_free[port.index()];
-        *free = (*free).max(self.now) + self.cfg.wire.time(port, bytes);
+        *free = (*free)
+            .max(self.now)
+            .saturating_add(self.cfg.wire.time(port, bytes));
         self.pending[port.index()].push_back((tx, *free));
         self.out.push_back(Output::Send { port, line });
     }
@@ -361,7 +376,8 @@ impl Referee {
     }
 
     fn wait(&mut self, kind: WaitKind) {
-        let until = (kind == WaitKind::Disconnect).then(|| self.now + DISCONNECT_GRACE);
+        let until =
+            (kind == WaitKind::Disconnect).then(|| self.now.saturating_add(DISCONNECT_GRACE));
         self.phase = Phase::Waiting {
             kind,
             drained: [None, None],
@@ -871,11 +887,11 @@ impl Referee {
         };
         let length = self.now.saturating_sub(pause.since);
         if let Some(cur) = self.current.as_mut() {
-            cur.clock_started = cur.clock_started.map(|s| s + length);
-            cur.suspended = cur.suspended.map(|s| s + length);
+            cur.clock_started = cur.clock_started.map(|s| s.saturating_add(length));
+            cur.suspended = cur.suspended.map(|s| s.saturating_add(length));
         }
         if let Phase::Waiting { until, .. } = &mut self.phase {
-            *until = until.map(|u| u + length);
+            *until = until.map(|u| u.saturating_add(length));
         }
         self.notice(Notice::Unpaused);
         if let PauseCause::Infraction(port) = pause.cause {

@@ -115,7 +115,7 @@ impl Referee {
         };
         if let Some(started) = cur.clock_started {
             let stood = left.saturating_sub(since.max(started));
-            cur.clock_started = Some(started + stood);
+            cur.clock_started = Some(started.saturating_add(stood));
         }
     }
 

@@ -127,6 +127,17 @@ pub enum ConfigError {
         /// The opening as given.
         fen: String,
     },
+    /// A duration in the configuration is beyond any a match can use (an edited or
+    /// corrupted journal: the command line and event files cannot give one).
+    #[error("{what} of {value:?} is out of range (at most {max:?})")]
+    OutOfRange {
+        /// What it is.
+        what: &'static str,
+        /// Its value.
+        value: Duration,
+        /// The largest allowed.
+        max: Duration,
+    },
 }
 
 /// An input of the referee: something that happened, and when.
