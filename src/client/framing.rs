@@ -87,8 +87,14 @@ impl Framing {
             }
             return Incoming::Again(rec);
         }
-        if seq > expect {
+        if seq > expect && rec.refcom() != Some("reset") {
             return self.lost(format!("records #{expect} to #{} lost", seq - 1));
+        }
+        // In turn; or a `reset`, which begins the whole game afresh (a new game, or a
+        // resynchronisation when what was lost is no longer kept): what came before it
+        // no longer matters.
+        if seq > expect {
+            self.wanted = None;
         }
         self.expect = Some(seq + 1);
         if self
