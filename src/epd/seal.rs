@@ -56,7 +56,11 @@ pub fn open(line: &[u8]) -> Seal {
     let line = line.trim_ascii_end();
     let marker = b" xchk ";
     let Some(at) = line.windows(marker.len()).rposition(|w| w == marker) else {
-        return Seal::None;
+        return if looks_sealed(line) {
+            Seal::Broken
+        } else {
+            Seal::None
+        };
     };
     let valid = (|| {
         // `"hhhhhhhh";` at the end, and the bytes it signs before it.
@@ -70,6 +74,28 @@ pub fn open(line: &[u8]) -> Seal {
         Some(Seal::Valid { seq, body: at })
     })();
     valid.unwrap_or(Seal::Broken)
+}
+
+/// Whether `line` ends in what has the shape of a seal that noise changed: a last
+/// operation with a digit and no string before eight characters in quotes. Such a line
+/// was sealed; taking it for an unsealed record would take a damaged `sign_on` for one
+/// that declines the extension.
+fn looks_sealed(line: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let Some(rest) = text.strip_suffix("\";") else {
+        return false;
+    };
+    let Some((rest, crc)) = rest.rsplit_once('"') else {
+        return false;
+    };
+    let last = rest.rsplit_once(';').map_or(rest, |(_, op)| op);
+    crc.len() == 8
+        && crc.bytes().all(|b| b.is_ascii_graphic())
+        && (4..=30).contains(&last.len())
+        && !last.contains('"')
+        && last.bytes().any(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -94,19 +120,34 @@ mod tests {
 
     #[test]
     fn any_flipped_bit_breaks_the_seal_or_removes_it() {
-        let line = seal(REC, 12).into_bytes();
+        let sign_on = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - refreq sign_on; tcsi \"/dev/ttyUSB0\" \"Fairy-Max 5.0b\";";
+        for line in [seal(REC, 12), seal(sign_on, 1)] {
+            flips_break(line.into_bytes());
+        }
+    }
+
+    fn flips_break(line: Vec<u8>) {
         for i in 0..line.len() {
             for bit in 0..7 {
                 let mut bad = line.clone();
                 bad[i] ^= 1 << bit;
                 let seal = open(&bad);
                 assert!(
-                    !matches!(seal, Seal::Valid { .. }),
+                    seal == Seal::Broken || crate::epd::Record::from_ascii(&bad).is_err(),
                     "byte {i} bit {bit}: {:?}",
                     String::from_utf8_lossy(&bad)
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_seal_whose_opcode_noise_changed_is_broken_not_absent() {
+        let line = seal(REC, 5).replace(" xchk ", " xcik ");
+        assert_eq!(open(line.as_bytes()), Seal::Broken);
+        // An unsealed record that ends in a string is not taken for a sealed one.
+        let sign_on = "8/8/8/8/8/8/8/8 w - - refreq sign_on; tcsi \"/dev/ttyS0\" \"Crafty18\";";
+        assert_eq!(open(sign_on.as_bytes()), Seal::None);
     }
 
     #[test]
