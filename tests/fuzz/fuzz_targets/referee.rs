@@ -41,11 +41,13 @@ const TIME_CONTROLS: [&str; 8] = [
     "1/1:1+0.001",
 ];
 
-/// Openings beside the standard array: castling, a mate in one, promotions.
-const OPENINGS: [&str; 3] = [
+/// Openings beside the standard array: castling, a mate in one, promotions, and a
+/// fifty-move draw four plies away.
+const OPENINGS: [&str; 4] = [
     "r3k2r/p1pp1ppp/8/8/8/8/P1PP1PPP/R3K2R w KQkq - 0 1",
     "7k/5Q2/6K1/8/8/8/8/8 w - - 0 1",
     "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1",
+    "4k3/8/8/8/3r4/8/8/R3K3 w - - 96 80",
 ];
 
 const COMMANDS: [&str; 10] = [
@@ -102,8 +104,8 @@ fn ms(n: u64) -> Duration {
 
 fn config(u: &mut Unstructured) -> Result<MatchConfig> {
     let time_control = u.choose(&TIME_CONTROLS)?.parse().expect("a valid control");
-    let openings = match u.int_in_range(0..=5)? {
-        i @ 0..=2 => vec![OPENINGS[i].to_string()],
+    let openings = match u.int_in_range(0..=7)? {
+        i @ 0..=3 => vec![OPENINGS[i].to_string()],
         _ => Vec::new(),
     };
     let byte_time = |u: &mut Unstructured| -> Result<Option<Duration>> {
