@@ -42,7 +42,7 @@ if [ "$which" = all ]; then
 elif grep -qx "$which" <<<"$all"; then
   targets=$which
 else
-  echo "unknown target $which; the targets are:" $all >&2
+  echo "unknown target $which; the targets are: $(tr '\n' ' ' <<<"$all")" >&2
   exit 2
 fi
 
@@ -55,6 +55,7 @@ else
 fi
 
 failed=""
+passed=0
 for target in $targets; do
   work=$fuzz_dir/work/$target
   artifacts=$fuzz_dir/artifacts/$target
@@ -80,12 +81,14 @@ for target in $targets; do
     grep -E -A 30 "panicked at|ERROR: libFuzzer|deadly signal|timeout after|out-of-memory" "$log" |
       head -n 60 || tail -n 40 "$log"
     grep -E "Test unit written to|artifact_prefix" "$log" || true
-    echo "$target: FINDING after ${runs:-?} executions (exit $status; log $log)"
+    echo "$target: FAILED after ${runs:-?} executions (exit $status; log $log)"
   else
+    passed=$((passed + 1))
     echo "$target: ${runs:-?} executions in $seconds s (${rate:-?}/s), no findings"
   fi
 done
 
+echo "fuzz targets: $passed passed, $(wc -w <<<"$failed") failed"
 if [ -n "$failed" ]; then
   echo "fuzzing found problems in:$failed" >&2
   exit 1
