@@ -40,7 +40,7 @@ fn read_journal(for_replay: &Path, for_rebuild: &Path) {
     let _ = argus::journal::replay(for_replay);
     if let Ok(mut rebuilt) = argus::journal::rebuild(for_rebuild) {
         // The resumed session's first input, as the mediator feeds it.
-        let at = rebuilt.at;
+        let at = rebuilt.takeover.at;
         rebuilt.referee.handle(argus::core::Input::Resume { at });
         while rebuilt.referee.poll_output().is_some() {}
     }
