@@ -10,6 +10,9 @@ use crate::epd::{EpdError, Record};
 
 use super::ASK_AGAIN;
 
+/// A resumed referee numbers its records from the next multiple of this.
+const EPOCH: u64 = 1_000_000;
+
 /// What became of a line from the referee.
 pub(super) enum Incoming {
     /// A record to act on.
@@ -87,12 +90,15 @@ impl Framing {
             }
             return Incoming::Again(rec);
         }
-        if seq > expect && rec.refcom() != Some("reset") {
+        // A record from a later million than expected: a resumed referee numbers
+        // afresh from there (docs/protocol.md), and what came before is history.
+        let new_epoch = seq / EPOCH > expect.saturating_sub(1) / EPOCH;
+        if seq > expect && rec.refcom() != Some("reset") && !new_epoch {
             return self.lost(format!("records #{expect} to #{} lost", seq - 1));
         }
         // In turn; or a `reset`, which begins the whole game afresh (a new game, or a
-        // resynchronisation when what was lost is no longer kept): what came before it
-        // no longer matters.
+        // resynchronisation when what was lost is no longer kept), or a new numbering:
+        // what came before no longer matters.
         if seq > expect {
             self.wanted = None;
         }

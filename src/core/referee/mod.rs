@@ -825,6 +825,7 @@ impl Referee {
     fn resume(&mut self) {
         self.pending = Default::default();
         self.early.clear();
+        self.new_epoch();
         let game = self.current.as_ref().map(|c| c.number);
         match self.phase.clone() {
             Phase::SignOn | Phase::Done => {}

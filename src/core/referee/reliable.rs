@@ -34,7 +34,22 @@ impl Default for Sealed {
     }
 }
 
+/// A resumed referee numbers its records from the next multiple of this: a player may
+/// hold records that the dead referee sent and its journal lost (a power cut loses what
+/// the disk had not written), and must never take a new record for one of those.
+pub(super) const EPOCH: u64 = 1_000_000;
+
 impl Referee {
+    /// A new referee process takes over: each sealed port's numbering starts afresh at
+    /// the next [`EPOCH`], and what the dead one kept to send again is gone with it (the
+    /// resynchronisation covers it).
+    pub(super) fn new_epoch(&mut self) {
+        for sealed in self.sealed.iter_mut().flatten() {
+            sealed.next = (sealed.next / EPOCH + 1) * EPOCH;
+            sealed.sent.clear();
+        }
+    }
+
     /// Seals `line` for `port` when its player took the extension, and keeps it to send
     /// again.
     pub(super) fn seal_line(&mut self, port: Port, line: String, tx: Tx) -> String {
