@@ -244,6 +244,7 @@ fn check_every_window(journal: &Path, pgn: &Path, games_played: usize) -> usize 
 fn a_crash_after_any_input_loses_no_game_and_owes_no_line() {
     let (_m, journal, pgn) = session();
     let windows = check_every_window(&journal, &pgn, 5);
+    eprintln!("{windows} crash windows checked");
     assert!(windows > 40, "only {windows} crash windows");
 }
 
@@ -278,6 +279,7 @@ fn a_crash_after_a_supervisor_command_loses_no_game_and_owes_no_line() {
         .count();
     assert_eq!(kinds, 3);
     let windows = check_every_window(&m.referee.journal, &m.referee.pgn, 3);
+    eprintln!("{windows} crash windows checked");
     assert!(windows > 20, "only {windows} crash windows");
 }
 
