@@ -340,6 +340,29 @@ fn a_pgn_append_cut_off_half_way_is_finished_once() {
     assert_eq!(n, 30);
 }
 
+/// `argus serial --resume JOURNAL --unattended`.
+fn resume(journal: &Path) -> Killer {
+    Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args(["serial", "--unattended", "--resume"])
+            .arg(journal)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Waits for `referee` to exit with success; returns what it printed.
+fn finished(referee: &mut Killer, what: &str) -> String {
+    let status = referee.wait_within(Duration::from_secs(10), what);
+    assert!(status.success(), "{what}: {status}");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut referee.0.stdout.take().unwrap(), &mut out).unwrap();
+    out
+}
+
 /// The soak's case, through the binary: the journal cut just after the input that ended
 /// the last game, the PGN as it was before that game. The resumed referee records the
 /// game, sends the players the end of the game again, and ends the match.
@@ -352,15 +375,7 @@ fn a_resumed_referee_records_the_game_the_dead_one_finished() {
     write_lines(&journal, &lines[..=k]);
     let before: String = games[..4].iter().map(|(_, g)| g.as_str()).collect();
     std::fs::write(&pgn, &before).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_argus"))
-        .args(["serial", "--unattended", "--resume"])
-        .arg(&journal)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut referee = Killer(child);
+    let mut referee = resume(&journal);
     for peer in [&mut m.a, &mut m.b] {
         let inform = peer.expect_any(&["inform", "reset"]);
         let inform = if inform.refcom() == Some("reset") {
@@ -372,10 +387,7 @@ fn a_resumed_referee_records_the_game_the_dead_one_finished() {
         peer.expect_any(&["conclude"]);
         peer.expect_any(&["disconnect"]);
     }
-    let status = referee.wait_within(Duration::from_secs(10), "the resumed referee");
-    assert!(status.success());
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut referee.0.stdout.take().unwrap(), &mut out).unwrap();
+    let out = finished(&mut referee, "the resumed referee");
     assert!(out.contains("match over, 5 game(s)"), "{out}");
     let text = std::fs::read_to_string(&pgn).unwrap();
     let all: String = games.iter().map(|(_, g)| g.as_str()).collect();
@@ -400,19 +412,7 @@ fn resuming_a_finished_match_says_so_and_exits() {
             assert!(matches!(lines[n].1, Event::End { .. }));
             write_lines(&journal, &lines[..n]);
         }
-        let child = Command::new(env!("CARGO_BIN_EXE_argus"))
-            .args(["serial", "--unattended", "--resume"])
-            .arg(&journal)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut referee = Killer(child);
-        let status = referee.wait_within(Duration::from_secs(10), "a finished match resumed");
-        assert!(status.success());
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut referee.0.stdout.take().unwrap(), &mut out).unwrap();
+        let out = finished(&mut resume(&journal), "a finished match resumed");
         assert!(out.contains("is over: 5 of 5 game(s) played"), "{out}");
         assert_eq!(std::fs::read_to_string(&pgn).unwrap(), before);
     }

@@ -13,26 +13,11 @@ use std::time::Duration;
 
 use argus::epd::seal::{self, Seal};
 use argus::journal::{self, Event};
-use common::{Killer, null_modem};
+use common::Killer;
 
 /// A slow, noisy line between `<name>-ref` (the referee's end) and `<name>-player`.
 fn noisy_line(dir: &Path, name: &str, noise: &str, seed: &str) -> Vec<Killer> {
-    let p = |suffix: &str| dir.join(format!("{name}-{suffix}"));
-    let first = null_modem(&p("ref"), &p("wire-1"));
-    let second = null_modem(&p("wire-2"), &p("player"));
-    let wire = Killer(
-        Command::new(env!("CARGO_BIN_EXE_argus"))
-            .arg("wire")
-            .arg(p("wire-1"))
-            .arg(p("wire-2"))
-            .args(["--baud", "115200", "--noise", noise, "--seed", seed])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    vec![first, second, wire]
+    common::simulated_line(dir, name, "115200", noise, seed)
 }
 
 /// What a noisy match came to.

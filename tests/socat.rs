@@ -213,24 +213,9 @@ fn replay_as_reports_where_a_changed_live_referee_differs() {
     }
 }
 
-/// A slow line between `referee_end` (which the referee opens) and `player_end`: two
-/// socat null modems with `argus wire` pacing the bytes between them.
+/// A slow line between `<name>-ref` (which the referee opens) and `<name>-player`.
 fn slow_line(dir: &std::path::Path, name: &str, baud: &str, noise: &str) -> Vec<Killer> {
-    let p = |suffix: &str| dir.join(format!("{name}-{suffix}"));
-    let first = null_modem(&p("ref"), &p("wire-1"));
-    let second = null_modem(&p("wire-2"), &p("player"));
-    let wire = Killer(
-        Command::new(env!("CARGO_BIN_EXE_argus"))
-            .arg("wire")
-            .arg(p("wire-1"))
-            .arg(p("wire-2"))
-            .args(["--baud", baud, "--noise", noise, "--seed", "7"])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    vec![first, second, wire]
+    common::simulated_line(dir, name, baud, noise, "7")
 }
 
 /// What the referee charges a player that thinks exactly one second behind a 9600-baud

@@ -521,3 +521,25 @@ pub fn null_modem(one: &Path, two: &Path) -> Killer {
     }
     Killer(child)
 }
+
+/// A simulated line between `<dir>/<name>-ref` (the referee's end) and
+/// `<dir>/<name>-player`: two socat null modems with `argus wire` pacing (and, with a
+/// noise rate, corrupting) the bytes between them.
+pub fn simulated_line(dir: &Path, name: &str, baud: &str, noise: &str, seed: &str) -> Vec<Killer> {
+    let p = |suffix: &str| dir.join(format!("{name}-{suffix}"));
+    let first = null_modem(&p("ref"), &p("wire-1"));
+    let second = null_modem(&p("wire-2"), &p("player"));
+    let wire = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("wire")
+            .arg(p("wire-1"))
+            .arg(p("wire-2"))
+            .args(["--baud", baud, "--noise", noise, "--seed", seed])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    vec![first, second, wire]
+}
