@@ -921,19 +921,55 @@ impl Referee {
         );
         if let Some(cur) = self.current.as_ref() {
             let clocks = cur.game.clocks();
-            let show = |c| fmt_clock(clocks.remaining(c));
+            let playing = cur.finish.is_none() && self.phase == Phase::Playing;
+            // The clock of the side to move runs: it is shown as of this moment (or of
+            // the moment it stopped, in a pause or while its respond is repeated).
+            let show = |c: Color| {
+                let left = clocks.remaining(c);
+                let running = cur
+                    .clock_started
+                    .filter(|_| playing && c == cur.game.turn());
+                let left = match (left, running) {
+                    (Some(left), Some(start)) => {
+                        let end = self
+                            .paused
+                            .as_ref()
+                            .map(|p| p.since)
+                            .or(cur.suspended)
+                            .unwrap_or(self.now);
+                        Some(left.saturating_sub(end.saturating_sub(start)))
+                    }
+                    (left, _) => left,
+                };
+                fmt_clock(left)
+            };
             text.push_str(&format!(
-                "; {} (White, port {}) {} - {} (Black, port {}) {}; {} moves",
+                "; {} (White, port {}) {} - {} (Black, port {}) {}",
                 cur.names[0],
                 cur.white,
                 show(Color::White),
                 cur.names[1],
                 cur.white.other(),
                 show(Color::Black),
-                cur.game.moves().len()
             ));
-            if cur.finish.is_none() && self.phase == Phase::Playing {
-                text.push_str(&format!("; {} to move", color_name(cur.game.turn())));
+            // Moves counted as chess counts them.
+            if playing {
+                text.push_str(&format!(
+                    "; move {}, {} to move",
+                    cur.game.position().fullmoves(),
+                    color_name(cur.game.turn())
+                ));
+            } else if let Some(last) = cur.game.moves().last() {
+                let dots = if last.color() == Color::White {
+                    "."
+                } else {
+                    "..."
+                };
+                text.push_str(&format!(
+                    "; last move {}{dots} {}",
+                    last.before.fullmoves(),
+                    last.san
+                ));
             }
         }
         if self.paused.is_some() {

@@ -32,6 +32,7 @@ struct Script {
     referee: Referee,
     sent: Vec<(Port, String)>,
     reports: Vec<GameReport>,
+    notices: Vec<Notice>,
     over: bool,
 }
 
@@ -41,6 +42,7 @@ impl Script {
             referee: Referee::new(cfg).unwrap(),
             sent: Vec::new(),
             reports: Vec::new(),
+            notices: Vec::new(),
             over: false,
         }
     }
@@ -51,7 +53,7 @@ impl Script {
             match out {
                 Output::Send { port, line } => self.sent.push((port, line)),
                 Output::GameOver(r) => self.reports.push(r),
-                Output::Notice(_) => {}
+                Output::Notice(n) => self.notices.push(n),
                 Output::MatchOver => self.over = true,
             }
         }
@@ -373,4 +375,38 @@ fn time_never_runs_backwards() {
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; resign;",
     );
     assert!(s.reports[0].pgn.contains("[%emt 0:00:00.000]"));
+}
+
+#[test]
+fn status_shows_the_running_clock_and_counts_moves_as_chess_does() {
+    let mut s = Script::new(config("300"));
+    s.reach_first_respond();
+    s.drain_all(5000);
+    s.line(Port::A, 6000, &format!("{START} refreq reply; sm e4;"));
+    s.drain_all(6000);
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+    s.line(Port::B, 7000, &format!("{after_e4} refreq reply; sm e5;"));
+    s.drain_all(7000);
+    let after_e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
+    s.line(Port::A, 8000, &format!("{after_e5} refreq reply; sm Nf3;"));
+    s.drain_all(8000);
+    // Black has thought 2.5 s on its second move, after 1 s on its first.
+    s.notices.clear();
+    s.input(Input::Supervisor {
+        at: ms(10_500),
+        command: Command::Status,
+    });
+    let text = s
+        .notices
+        .iter()
+        .find_map(|n| match n {
+            Notice::Supervisor { text } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        text.contains("0:04:58.0 - "),
+        "White's clock stands: {text}"
+    );
+    assert!(text.ends_with("0:04:56.5; move 2, Black to move"), "{text}");
 }
