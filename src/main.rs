@@ -851,7 +851,7 @@ fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
             addr.clone(),
         ),
         (Some(port), None) => (
-            serial::open(port, &args.line.settings())
+            serial::open_fresh(port, &args.line.settings())
                 .with_context(|| format!("cannot open port {port}"))?,
             port.clone(),
         ),

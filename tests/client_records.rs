@@ -93,3 +93,22 @@ fn a_respond_whose_move_does_not_fit_its_position_is_not_answered() {
     );
     check_dropped(&bad, &[]);
 }
+
+/// A `disconnect` the referee's previous session left in the port's input is not this
+/// session's: a client started afterwards clears it and plays.
+#[test]
+fn a_stale_disconnect_waiting_in_the_input_is_ignored() {
+    let mut peer = Peer::new();
+    // The previous session's last words, unread, in the slave's input.
+    peer.send(&format!("{START} refcom disconnect;"));
+    std::thread::sleep(Duration::from_millis(100));
+    let mut client = client(&mut peer, &[]);
+    peer.send(&format!("{START} refcom reset;"));
+    peer.send(&inform());
+    peer.send(&format!(
+        "{START} cc 000:00:00:00 000:00:00:00; fmvn 1; hmvc 0; refcom respond;"
+    ));
+    let reply = next_record(&mut peer);
+    assert_eq!(reply.refreq(), Some("reply"), "{reply}");
+    assert!(client.0.try_wait().unwrap().is_none(), "the client left");
+}

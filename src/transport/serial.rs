@@ -147,15 +147,35 @@ impl SerialSettings {
 }
 
 /// Opens the serial port at `path` (`/dev/ttyUSB0`, `/dev/pts/3`, `COM3`) with `settings`.
+/// What was already waiting in its input is kept (a line reopened after a failure
+/// delivers what came meanwhile); see [`open_fresh`] for the start of a session.
 ///
 /// # Errors
 ///
 /// Returns the system's error when the port cannot be opened or configured.
 pub fn open(path: &str, settings: &SerialSettings) -> io::Result<Duplex> {
+    open_port(path, settings, false)
+}
+
+/// Opens the serial port at `path` for a new session: the input already waiting there
+/// (what a previous session left on the line, such as its `disconnect`) is cleared.
+///
+/// # Errors
+///
+/// Returns the system's error when the port cannot be opened, configured or cleared.
+pub fn open_fresh(path: &str, settings: &SerialSettings) -> io::Result<Duplex> {
+    open_port(path, settings, true)
+}
+
+fn open_port(path: &str, settings: &SerialSettings, fresh: bool) -> io::Result<Duplex> {
+    use serialport::{ClearBuffer, SerialPort};
     let builder = settings.builder(path)?;
     #[cfg(unix)]
     {
         let port = builder.open_native().map_err(io::Error::from)?;
+        if fresh {
+            port.clear(ClearBuffer::Input).map_err(io::Error::from)?;
+        }
         let writer = port.try_clone_native().map_err(io::Error::from)?;
         Ok(Duplex {
             reader: Box::new(HangupReader(port)),
@@ -165,6 +185,9 @@ pub fn open(path: &str, settings: &SerialSettings) -> io::Result<Duplex> {
     #[cfg(not(unix))]
     {
         let port = builder.open().map_err(io::Error::from)?;
+        if fresh {
+            port.clear(ClearBuffer::Input).map_err(io::Error::from)?;
+        }
         let writer = port.try_clone().map_err(io::Error::from)?;
         Ok(Duplex {
             reader: Box::new(port),
