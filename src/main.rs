@@ -672,6 +672,14 @@ fn plan_resume(
 }
 
 fn run_plan(plan: Plan) -> Result<ExitCode> {
+    if matches!(plan.start, Start::New(_)) && plan.journal.exists() {
+        // A journal is the record of a session: never overwritten, and found before
+        // any port is opened.
+        let path = plan.journal.display();
+        bail!(
+            "journal {path} already exists (the record of an earlier session): resume that match with `argus serial --resume {path}`, or give another --journal"
+        );
+    }
     if let Start::Resume(rebuilt) = &plan.start
         && rebuilt.referee.is_over()
     {

@@ -286,6 +286,20 @@ fn bad_arguments_and_missing_ports_are_one_line_errors() {
     assert_eq!(code, Some(1));
     assert!(err.contains("/nonexistent/openings.epd"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+    // A journal that exists: its name, once, and the two ways on.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("old.jsonl");
+    std::fs::write(&journal, "").unwrap();
+    let path = journal.to_str().unwrap();
+    let (code, err) = run(&["serial", "a", "b", "--journal", path]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches(path).count(), 2, "{err}");
+    assert!(
+        err.contains("--resume") && err.contains("another --journal"),
+        "{err}"
+    );
+    assert!(!err.contains("os error"), "{err}");
 }
 
 #[test]
