@@ -42,7 +42,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::transport::Duplex;
-use crate::transport::serial::{FlowName, SerialSettings};
+use crate::transport::serial::{self, FlowName, SerialSettings};
 use crate::wire::{bits_per_byte, byte_time};
 
 /// The result of a cable test.
@@ -118,14 +118,22 @@ impl fmt::Display for CableReport {
             "of nominal"
         )?;
         for d in &self.directions {
-            let percent = if d.nominal_bytes_per_sec > 0.0 {
-                100.0 * d.bytes_per_sec / d.nominal_bytes_per_sec
+            // A pty that nothing paces has no line rate: its baud setting means nothing,
+            // and its bytes go many times faster than it says.
+            let ratio = if d.nominal_bytes_per_sec > 0.0 {
+                d.bytes_per_sec / d.nominal_bytes_per_sec
             } else {
                 0.0
             };
+            let pty = serial::is_pty(&d.from) || serial::is_pty(&d.to);
+            let percent = if pty && ratio > 1.5 {
+                "none (pty)".to_string()
+            } else {
+                format!("{:.1} %", 100.0 * ratio)
+            };
             writeln!(
                 f,
-                "{:<wf$}  {:<wt$}  {:>8}  {:>8}  {:>9}  {:>7}  {:>8.3}  {:>9.1}  {:>8.1} %",
+                "{:<wf$}  {:<wt$}  {:>8}  {:>8}  {:>9}  {:>7}  {:>8.3}  {:>9.1}  {:>10}",
                 d.from,
                 d.to,
                 d.sent,
