@@ -755,11 +755,16 @@ impl Referee {
             return;
         }
         let player = &mut self.players[port.index()];
+        // A client repeats its sign_on until it hears from the referee: that is said
+        // once, and again only when something changes.
+        let news = !player.signed_on || (name.is_some() && name != player.tcsi_name);
         if name.is_some() {
             player.tcsi_name = name.clone();
         }
         player.signed_on = true;
-        self.notice(Notice::SignedOn { port, name });
+        if news {
+            self.notice(Notice::SignedOn { port, name });
+        }
         self.maybe_start();
     }
 

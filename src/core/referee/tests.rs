@@ -410,3 +410,30 @@ fn status_shows_the_running_clock_and_counts_moves_as_chess_does() {
     );
     assert!(text.ends_with("0:04:56.5; move 2, Black to move"), "{text}");
 }
+
+#[test]
+fn a_repeated_sign_on_is_said_once() {
+    let mut s = Script::new(config("60"));
+    let sign_on = format!("{START} refreq sign_on; tcsi \"a\" \"Ann\";");
+    for at in [0, 3000, 6000] {
+        s.line(Port::A, at, &sign_on);
+    }
+    s.line(
+        Port::A,
+        9000,
+        &format!("{START} refreq sign_on; tcsi \"a\" \"Bob\";"),
+    );
+    let said: Vec<String> = s
+        .notices
+        .iter()
+        .filter(|n| matches!(n, Notice::SignedOn { .. }))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "port a: signed on as \"Ann\"",
+            "port a: signed on as \"Bob\""
+        ]
+    );
+}
