@@ -579,7 +579,7 @@ fn cut_unfinished_line(path: &Path) -> Result<(), JournalError> {
 /// Rebuilds the match of the journal at `path` so that a new referee can take it over,
 /// reading the journal one event at a time. A last line cut short (the referee died
 /// while writing it) is cut off the file. What the dead referee owed, a game its last
-/// input finished and that it never recorded, comes back in [`Rebuilt::owed`].
+/// input finished and that it never recorded, comes back in [`Takeover::owed`].
 ///
 /// # Errors
 ///

@@ -137,13 +137,12 @@ pub struct Records {
     pub pgn: PathBuf,
 }
 
-/// Appends `text` to the PGN file at `path`, creating it if need be; returns the file's
-/// length before the append.
+/// Appends `text` to the PGN file at `path`, creating it if need be.
 ///
 /// # Errors
 ///
 /// Returns [`MediatorError::Pgn`] naming the file when it cannot be written.
-pub fn append_pgn(path: &Path, text: &str) -> Result<u64, MediatorError> {
+pub fn append_pgn(path: &Path, text: &str) -> Result<(), MediatorError> {
     let err = |source| MediatorError::Pgn {
         path: path.to_path_buf(),
         source,
@@ -153,10 +152,8 @@ pub fn append_pgn(path: &Path, text: &str) -> Result<u64, MediatorError> {
         .append(true)
         .open(path)
         .map_err(err)?;
-    let before = file.metadata().map_err(err)?.len();
     file.write_all(text.as_bytes()).map_err(err)?;
-    file.flush().map_err(err)?;
-    Ok(before)
+    file.flush().map_err(err)
 }
 
 /// The PGN file's length (0 when it does not exist yet).
@@ -192,9 +189,10 @@ pub fn finish_pgn_append(path: &Path, game: &WrittenGame) -> Result<bool, Mediat
             .read_to_end(&mut held)
             .map_err(err)?;
     }
+    // Without the journal's word, the game begins at the longest end of the file that
+    // begins the game.
     let start = match game.at {
         Some(_) => 0,
-        None if held.ends_with(text) => return Ok(false),
         None => (0..held.len())
             .find(|&i| text.starts_with(&held[i..]))
             .unwrap_or(held.len()),
@@ -218,13 +216,12 @@ pub fn finish_pgn_append(path: &Path, game: &WrittenGame) -> Result<bool, Mediat
     Ok(true)
 }
 
-/// Records a finished game: the journal first, then the PGN file (with where in it the
-/// game begins), then the watcher and the tally.
+/// Records a finished game: the journal first (with where in the PGN file the game
+/// begins), then the PGN file, then the watcher.
 fn record_game(
     report: &GameReport,
     records: &mut Records,
     watcher: &mut dyn Watcher,
-    tally: &mut Tally,
 ) -> Result<(), MediatorError> {
     records.journal.write(&Event::GameOver {
         game: report.number,
@@ -240,7 +237,6 @@ fn record_game(
         log::error!("{e}; the game is in the journal");
     }
     watcher.game_over(report);
-    tally.add(report.number, report.result);
     Ok(())
 }
 
@@ -271,8 +267,7 @@ pub fn settle(
             "game {} ended just before the referee died; recording it now",
             report.number
         );
-        // The takeover's tally counts it already.
-        record_game(report, records, watcher, &mut Tally::default())?;
+        record_game(report, records, watcher)?;
         watcher.notice(&Notice::GameOver {
             number: report.number,
             result: report.result,
@@ -358,7 +353,10 @@ pub fn run(
                     })?;
                     links[port.index()].send(&line);
                 }
-                Output::GameOver(report) => record_game(&report, records, watcher, tally)?,
+                Output::GameOver(report) => {
+                    record_game(&report, records, watcher)?;
+                    tally.add(report.number, report.result);
+                }
                 Output::Notice(notice) => watcher.notice(&notice),
                 Output::MatchOver => *over = true,
             }

@@ -5,13 +5,10 @@
 
 use std::time::Instant;
 
-use crate::epd::seal::{self, Seal};
+use crate::epd::seal::{self, EPOCH, Seal};
 use crate::epd::{EpdError, Record};
 
 use super::ASK_AGAIN;
-
-/// A resumed referee numbers its records from the next multiple of this.
-const EPOCH: u64 = 1_000_000;
 
 /// What became of a line from the referee.
 pub(super) enum Incoming {
@@ -66,16 +63,16 @@ impl Framing {
     pub(super) fn receive(&mut self, bytes: &[u8]) -> Incoming {
         let (body, seq) = match seal::open(bytes) {
             Seal::Valid { seq, body } => (&bytes[..body], Some(seq)),
-            Seal::Broken => return self.lost("a record whose checksum does not match".into()),
+            Seal::Broken => return self.lost("a record whose checksum does not match", true),
             Seal::None => (bytes, None),
         };
         if seq.is_none() && self.sealed {
-            return self.lost("a record without its checksum".into());
+            return self.lost("a record without its checksum", true);
         }
         let rec = match Record::from_ascii(body) {
             Ok(rec) => rec,
             Err(EpdError::Empty) => return Incoming::Skip,
-            Err(e) => return self.lost(e.to_string()),
+            Err(e) => return self.lost(&e.to_string(), true),
         };
         let Some(seq) = seq.filter(|_| self.offer) else {
             return Incoming::Record(rec);
@@ -94,30 +91,28 @@ impl Framing {
         // afresh from there (docs/protocol.md), and what came before is history.
         let new_epoch = seq / EPOCH > expect.saturating_sub(1) / EPOCH;
         if seq > expect && rec.refcom() != Some("reset") && !new_epoch {
-            return self.lost(format!("records #{expect} to #{} lost", seq - 1));
+            return self.lost(&format!("records #{expect} to #{} lost", seq - 1), false);
         }
         // In turn; or a `reset`, which begins the whole game afresh (a new game, or a
         // resynchronisation when what was lost is no longer kept), or a new numbering:
         // what came before no longer matters.
-        if seq > expect {
-            self.wanted = None;
-        }
-        self.expect = Some(seq + 1);
-        if self
-            .wanted
-            .is_some_and(|(from, _)| from != 0 && from <= seq)
+        if seq > expect
+            || self
+                .wanted
+                .is_some_and(|(from, _)| from != 0 && from <= seq)
         {
             self.wanted = None;
         }
+        self.expect = Some(seq + 1);
         Incoming::Record(rec)
     }
 
-    /// Noise took a record. A request to send again is due at once; while one is
-    /// outstanding, a record that arrives changed (what was sent again was hit too)
-    /// makes it due at once again, a record that arrives out of turn does not (the
-    /// rest of what was sent again is on its way).
-    fn lost(&mut self, reason: String) -> Incoming {
-        let changed = !reason.contains(" lost");
+    /// Noise took a record (`changed` when it arrived changed, else it is missing). A
+    /// request to send again is due at once; while one is outstanding, a record that
+    /// arrives changed (what was sent again was hit too) makes it due at once again, a
+    /// record that arrives out of turn does not (the rest of what was sent again is on
+    /// its way).
+    fn lost(&mut self, reason: &str, changed: bool) -> Incoming {
         match (&mut self.wanted, self.expect) {
             (Some((_, last)), _) if changed => *last = None,
             (Some(_), _) => {}
@@ -127,7 +122,7 @@ impl Framing {
             (None, _) if self.offer => self.wanted = Some((0, None)),
             (None, _) => {}
         }
-        Incoming::Lost(reason)
+        Incoming::Lost(reason.to_string())
     }
 
     /// The record number to ask for again now, if a request is due: at once after a

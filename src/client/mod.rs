@@ -480,7 +480,9 @@ pub fn run(
                     }
                 }
                 Incoming::Skip => {}
-                Incoming::Again(rec) => driver.again(&rec)?,
+                Incoming::Again(rec) => {
+                    driver.again(&rec)?;
+                }
                 Incoming::Lost(reason) => {
                     driver.summary.noise += 1;
                     log::warn!("noise from the referee: {reason}");
@@ -595,14 +597,9 @@ impl Driver<'_> {
                 }
             }
             Some("respond") => {
-                if self
-                    .answered
-                    .as_ref()
-                    .is_some_and(|(answered, _)| *answered == rec.to_string())
-                {
-                    // The same respond again (a referee without checksums that got a
-                    // reply without a move, say): the same reply goes again.
-                    self.again(rec)?;
+                // The same respond again as a new record (from a referee without
+                // checksums, whose reply was lost): the same reply goes again.
+                if self.again(rec)? {
                     return Ok(Next::Continue);
                 }
                 if let Err(why) = self.state.follow(rec) {
@@ -635,16 +632,18 @@ impl Driver<'_> {
 
     /// A record acted on already, sent again: when it is the respond last answered, the
     /// reply was lost on its way and goes again at once.
-    fn again(&mut self, rec: &Record) -> Result<(), ClientError> {
-        if rec.refcom() == Some("respond")
-            && let Some((answered, reply)) = &self.answered
-            && *answered == rec.to_string()
-        {
-            let reply = reply.clone();
-            log::info!("the referee asks again; the same reply goes again");
-            write_line(self.writer, &reply, self.opts.eol).map_err(|e| self.io_err(e))?;
+    /// Returns whether it did.
+    fn again(&mut self, rec: &Record) -> Result<bool, ClientError> {
+        let Some((answered, reply)) = &self.answered else {
+            return Ok(false);
+        };
+        if rec.refcom() != Some("respond") || *answered != rec.to_string() {
+            return Ok(false);
         }
-        Ok(())
+        let reply = reply.clone();
+        log::info!("the referee asks again; the same reply goes again");
+        write_line(self.writer, &reply, self.opts.eol).map_err(|e| self.io_err(e))?;
+        Ok(true)
     }
 
     /// A well-formed record from the referee that the client cannot reconcile with the

@@ -22,6 +22,13 @@ pub const OPCODE: &str = "xchk";
 /// sequence number on (an operation of a `fault` record).
 pub const AGAIN: &str = "xagain";
 
+/// A referee that takes over from a dead one (a resume) numbers its records from the
+/// next multiple of this: a player may hold records that the dead referee sent and its
+/// journal lost (a power cut loses what the disk had not written), and must never take
+/// a new record for one of those. A client takes a record from a later multiple than it
+/// expects as a fresh start.
+pub const EPOCH: u64 = 1_000_000;
+
 /// What a line's seal says.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Seal {

@@ -10,14 +10,12 @@
 //! treated as happening at the latest moment seen.
 
 use std::collections::VecDeque;
-
 use std::time::Duration;
 
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Port;
-
 use super::game::{Finish, Game, GameResult, Termination, color_name};
 use super::pgn::{self, PgnGame, PgnMove};
 use super::supervisor::Command;
@@ -261,16 +259,11 @@ impl Referee {
                 // A lost line stops nobody's clock: if the respond to the side to move
                 // could not drain, its clock starts now.
                 let now = self.now;
-                if let Some(cur) = self.playing_mut()
-                    && cur.to_move_port() == port
-                    && cur.clock_started.is_none()
-                {
-                    cur.clock_started = Some(at.max(now));
-                }
                 // Nor does a repetition that cannot go out.
                 if let Some(cur) = self.playing_mut()
                     && cur.to_move_port() == port
                 {
+                    cur.clock_started.get_or_insert(at.max(now));
                     cur.suspended = None;
                 }
                 self.judge_early_replies(port);

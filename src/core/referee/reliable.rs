@@ -34,18 +34,13 @@ impl Default for Sealed {
     }
 }
 
-/// A resumed referee numbers its records from the next multiple of this: a player may
-/// hold records that the dead referee sent and its journal lost (a power cut loses what
-/// the disk had not written), and must never take a new record for one of those.
-pub(super) const EPOCH: u64 = 1_000_000;
-
 impl Referee {
     /// A new referee process takes over: each sealed port's numbering starts afresh at
-    /// the next [`EPOCH`], and what the dead one kept to send again is gone with it (the
+    /// the next [`seal::EPOCH`], and what the dead one kept to send again is gone with it (the
     /// resynchronisation covers it).
     pub(super) fn new_epoch(&mut self) {
         for sealed in self.sealed.iter_mut().flatten() {
-            sealed.next = (sealed.next / EPOCH + 1) * EPOCH;
+            sealed.next = (sealed.next / seal::EPOCH + 1) * seal::EPOCH;
             sealed.sent.clear();
         }
     }
@@ -100,7 +95,6 @@ impl Referee {
             return;
         }
         cur.suspended = Some(at);
-        let respond = Self::respond_record(cur);
         // The very record again, number and all: a player that lost it takes it as the
         // record it is waiting for, one that answered it answers it again.
         let sent = self.sealed[port.index()].as_ref().and_then(|s| {
@@ -112,7 +106,10 @@ impl Referee {
         });
         match sent {
             Some(line) => self.transmit(port, line, Tx::Resend),
-            None => self.send(port, &respond, Tx::Resend),
+            None => {
+                let respond = Self::respond_record(self.current.as_ref().expect("playing"));
+                self.send(port, &respond, Tx::Resend);
+            }
         }
     }
 

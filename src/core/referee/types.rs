@@ -160,7 +160,7 @@ pub enum Input {
         /// When the drain completed.
         at: Duration,
     },
-    /// The driver woke the referee because of [`Referee::poll_timeout`].
+    /// The driver woke the referee because of [`Referee::poll_timeout`](super::Referee::poll_timeout).
     Timeout {
         /// The moment.
         at: Duration,
@@ -420,7 +420,7 @@ impl fmt::Display for Notice {
     }
 }
 
-/// An output of the referee, drained with [`Referee::poll_output`].
+/// An output of the referee, drained with [`Referee::poll_output`](super::Referee::poll_output).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
     /// Send this line (without terminator) on `port`. Each one is answered by exactly one
