@@ -130,8 +130,15 @@ pub enum Event {
         /// The command.
         command: String,
     },
-    /// The referee was asked to stop.
+    /// The match ended early, as an argus older than the stop-as-pause ended it at an
+    /// interrupt (read for old journals; no longer written).
     Shutdown {
+        /// Microseconds since the start.
+        t: u64,
+    },
+    /// The referee stopped to be resumed later (an interrupt, SIGTERM, SIGHUP): the
+    /// clocks stand, the players got `fault`.
+    Stop {
         /// Microseconds since the start.
         t: u64,
     },
@@ -185,6 +192,7 @@ impl Event {
             },
             Event::Timer { t } => Input::Timeout { at: at(*t) },
             Event::Shutdown { t } => Input::Shutdown { at: at(*t) },
+            Event::Stop { t } => Input::Stop { at: at(*t) },
             Event::Resume { t, .. } => Input::Resume { at: at(*t) },
             Event::Supervisor { t, command } => Input::Supervisor {
                 at: at(*t),
@@ -223,6 +231,7 @@ impl Event {
             },
             Input::Timeout { at } => Event::Timer { t: micros(*at) },
             Input::Shutdown { at } => Event::Shutdown { t: micros(*at) },
+            Input::Stop { at } => Event::Stop { t: micros(*at) },
             Input::Supervisor { at, command } => Event::Supervisor {
                 t: micros(*at),
                 command: command.to_string(),
@@ -754,7 +763,7 @@ pub fn replay_to(path: &Path, pgn: &mut dyn Write) -> Result<Replay, JournalErro
                         out.games += 1;
                         games.push_back(report.pgn);
                     }
-                    Output::Notice(_) | Output::MatchOver => {}
+                    Output::Notice(_) | Output::MatchOver | Output::Stopped => {}
                 }
             }
         } else if let Event::Tx { port, text } = event {

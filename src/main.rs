@@ -755,7 +755,8 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         eol: plan.eol,
         resume,
     };
-    let tally = mediator::run(
+    let games = referee.config().games;
+    let outcome = mediator::run(
         referee,
         lines,
         options,
@@ -763,11 +764,21 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         &mut PrintWatcher,
         controls(plan.attended)?,
     )?;
-    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
-        println!("argus: shut down after {} game(s)", tally.finished);
+    let tally = outcome.tally;
+    let played = format!("{} of {games} game(s) played; {tally}", tally.finished);
+    if !outcome.over {
+        // A stop is a pause: the match goes on from the journal.
+        println!(
+            "argus: stopped, {played}; the match is not over: go on with `argus serial --resume {}`",
+            plan.journal.display()
+        );
         return Ok(ExitCode::from(130));
     }
-    println!("argus: match over, {} game(s); {tally}", tally.finished);
+    if tally.finished < games {
+        println!("argus: match ended early by the supervisor: {played}");
+    } else {
+        println!("argus: match over: {played}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -780,19 +791,20 @@ fn eol_name(eol: Eol) -> &'static str {
 
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// The referee's controls: Ctrl-C (or SIGTERM from a service manager) asks it to stop,
-/// and a second one exits at once (the journal is already on disk); with a supervisor
-/// (`attended`), every line typed on standard input is a console command.
+/// The referee's controls: Ctrl-C, SIGTERM from a service manager or SIGHUP from a lost
+/// terminal asks it to stop, to be resumed later (a second one exits at once: the
+/// journal is already on disk); with a supervisor (`attended`), every line typed on
+/// standard input is a console command.
 fn controls(attended: bool) -> Result<crossbeam_channel::Receiver<Control>> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let stop = tx.clone();
     ctrlc::set_handler(move || {
         if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            eprintln!("argus: interrupted again, exiting now");
+            eprintln!("argus: interrupted again, exiting now; the journal is on disk");
             std::process::exit(130);
         }
         eprintln!(
-            "argus: interrupted: ending the game in progress and disconnecting (again to quit now)"
+            "argus: stopping: the match stands and goes on with --resume (quit ends it instead)"
         );
         let _ = stop.send(Control::Stop);
     })

@@ -51,7 +51,8 @@ impl Eol {
 /// the request to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
-    /// Stop: the game in progress ends unterminated and both players get `disconnect`.
+    /// Stop, to be resumed later: the clocks stand, both players get `fault`, and the
+    /// session ends with the match not over (see [`Input::Stop`]).
     Stop,
     /// A supervisor's command.
     Command(Command),
@@ -70,6 +71,15 @@ impl From<Eol> for RunOptions {
     fn from(eol: Eol) -> RunOptions {
         RunOptions { eol, resume: None }
     }
+}
+
+/// How a session ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The match's tally so far (every session's games).
+    pub tally: Tally,
+    /// Whether the match is over; if not, the session stopped and a resume goes on.
+    pub over: bool,
 }
 
 /// An error that stops the mediator. Misbehaving players never do: they are the
@@ -278,11 +288,12 @@ pub fn settle(
 }
 
 /// Runs the match: starts both lines' threads and drives the referee until the match is
-/// over. Each message on `control` is an input of the referee: a supervisor's command,
-/// or [`Control::Stop`], after which the game in progress ends unterminated and both
-/// players get `disconnect`. A session that takes over from a dead referee first
+/// over or the session stops. Each message on `control` is an input of the referee: a
+/// supervisor's command, or [`Control::Stop`], after which the clocks stand, both
+/// players get `fault` and the session ends with the match not over. A session that takes over from a dead referee first
 /// finishes what that one owed: the PGN append it was killed in, and the games its last
-/// inputs finished that it never recorded. Returns the match's tally.
+/// inputs finished that it never recorded. Returns the match's tally, and whether it
+/// is over.
 ///
 /// # Errors
 ///
@@ -295,7 +306,7 @@ pub fn run(
     records: &mut Records,
     watcher: &mut dyn Watcher,
     control: Receiver<Control>,
-) -> Result<Tally, MediatorError> {
+) -> Result<Outcome, MediatorError> {
     let mut control = control;
     let options = options.into();
     let eol = options.eol;
@@ -332,13 +343,15 @@ pub fn run(
     drop(events_tx);
 
     let mut over = false;
+    let mut stopped = false;
     // Feeds one input: journal first, then the referee, then its outputs.
     let mut feed = |referee: &mut Referee,
                     input: Input,
                     extra: Option<Event>,
                     records: &mut Records,
                     tally: &mut Tally,
-                    over: &mut bool|
+                    over: &mut bool,
+                    stopped: &mut bool|
      -> Result<(), MediatorError> {
         records
             .journal
@@ -359,6 +372,10 @@ pub fn run(
                 }
                 Output::Notice(notice) => watcher.notice(&notice),
                 Output::MatchOver => *over = true,
+                Output::Stopped => {
+                    *over = true;
+                    *stopped = true;
+                }
             }
         }
         Ok(())
@@ -379,6 +396,7 @@ pub fn run(
             records,
             &mut tally,
             &mut over,
+            &mut stopped,
         )?;
     }
 
@@ -436,16 +454,13 @@ pub fn run(
                     continue;
                 }
                 if let Some((input, extra)) = handle_event(ev) {
-                    feed(&mut referee, input, extra, records, &mut tally, &mut over)?;
+                    feed(&mut referee, input, extra, records, &mut tally, &mut over, &mut stopped)?;
                 }
             }
             recv(control) -> message => {
                 let now = stamp(Instant::now());
                 let input = match message {
-                    Ok(Control::Stop) => {
-                        log::warn!("shutting down: the game in progress ends unterminated");
-                        Input::Shutdown { at: now }
-                    }
+                    Ok(Control::Stop) => Input::Stop { at: now },
                     Ok(Control::Command(command)) => Input::Supervisor { at: now, command },
                     Err(_) => {
                         // Nobody can send any more (the console's input closed).
@@ -453,7 +468,7 @@ pub fn run(
                         continue;
                     }
                 };
-                feed(&mut referee, input, None, records, &mut tally, &mut over)?;
+                feed(&mut referee, input, None, records, &mut tally, &mut over, &mut stopped)?;
             }
             recv(timer) -> _ => {
                 // Lines already stamped come first: a reply that arrived before the
@@ -464,12 +479,12 @@ pub fn run(
                         continue;
                     }
                     if let Some((input, extra)) = handle_event(ev) {
-                        feed(&mut referee, input, extra, records, &mut tally, &mut over)?;
+                        feed(&mut referee, input, extra, records, &mut tally, &mut over, &mut stopped)?;
                     }
                 }
                 let now = stamp(Instant::now());
                 if !over && referee.poll_timeout().is_some_and(|due| due <= now) {
-                    feed(&mut referee, Input::Timeout { at: now }, None, records, &mut tally, &mut over)?;
+                    feed(&mut referee, Input::Timeout { at: now }, None, records, &mut tally, &mut over, &mut stopped)?;
                 }
             }
         }
@@ -477,10 +492,13 @@ pub fn run(
     records.journal.write(&Event::End {
         t: micros(stamp(Instant::now())),
     })?;
-    // The writers have delivered everything (disconnect has drained or its grace ran
-    // out); stop the threads.
+    // The writers have delivered everything (disconnect or the stop's fault has
+    // drained, or its grace ran out); stop the threads.
     for link in links {
         link.shutdown();
     }
-    Ok(tally)
+    Ok(Outcome {
+        tally,
+        over: !stopped,
+    })
 }

@@ -388,7 +388,7 @@ fn a_resumed_referee_records_the_game_the_dead_one_finished() {
         peer.expect_any(&["disconnect"]);
     }
     let out = finished(&mut referee, "the resumed referee");
-    assert!(out.contains("match over, 5 game(s)"), "{out}");
+    assert!(out.contains("match over: 5 of 5 game(s) played"), "{out}");
     let text = std::fs::read_to_string(&pgn).unwrap();
     let all: String = games.iter().map(|(_, g)| g.as_str()).collect();
     assert_eq!(text, all, "every game once");

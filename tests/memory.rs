@@ -112,7 +112,7 @@ fn long_journal(path: &Path, pgn: &Path) {
                         pgn_at: None,
                     })
                     .unwrap(),
-                Output::Notice(_) => {}
+                Output::Notice(_) | Output::Stopped => {}
                 Output::MatchOver => over = true,
             }
         }

@@ -361,35 +361,99 @@ fn the_built_in_client_plays_a_whole_match_through_the_referee() {
     check_pgn_with_pgn_reader(&pgn, 2);
 }
 
-#[test]
-fn a_stopped_referee_records_the_game_unterminated_and_disconnects() {
-    let (mut m, respond) = Match::start(&[]);
-    let _ = m.play(respond, true, &["e4", "e5"]).unwrap();
-    // A service manager's stop (SIGTERM) while White is thinking.
+/// Sends `signal` to the referee and checks what a stop must do: both players get
+/// `fault` with a reason (never `disconnect`, which would end their clients), and argus
+/// exits with 130 saying how to go on.
+fn stop_with(m: &mut Match, signal: i32) {
     let pid = i32::try_from(m.referee.child.id()).unwrap();
     // SAFETY: sending a signal to our own child process.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
     for peer in [&mut m.a, &mut m.b] {
-        let inform = peer.expect("inform");
-        assert_eq!(result_of(&inform).as_deref(), Some("*"));
-        peer.expect("conclude");
-        peer.expect("disconnect");
+        let fault = peer.expect_any(&["fault"]);
+        let reason = fault.operands("c0").unwrap()[0]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(reason.contains("resumes later"), "{reason}");
     }
-    assert_eq!(m.referee.wait(Duration::from_secs(10)), 130);
-    let pgn = m.referee.pgn_text();
-    assert_eq!(tag(&pgn, "Result").as_deref(), Some("*"));
-    assert_eq!(tag(&pgn, "Termination").as_deref(), Some("unterminated"));
+    assert_eq!(m.referee.wait(Duration::from_secs(5)), 130);
+    let out = m.referee.stdout();
+    assert!(
+        out.contains("the match is not over: go on with `argus serial --resume"),
+        "{out}"
+    );
+    for peer in [&mut m.a, &mut m.b] {
+        peer.expect_silence(Duration::ZERO);
+    }
+}
+
+#[test]
+fn a_stop_is_a_pause_and_the_resume_finishes_the_match() {
+    let (mut m, respond) = Match::start(&["--games", "2"]);
+    let respond = m.play(respond, true, &["e4", "e5"]).unwrap();
+    drop(respond);
+    // A service manager's stop (SIGTERM) while White is thinking.
+    stop_with(&mut m, libc::SIGTERM);
+    assert_eq!(m.referee.pgn_text(), "", "no game ends at a stop");
+    m.referee.resume();
+    // Both are brought back to the game: White to move gets Black's last move as the
+    // sm of its respond.
+    for peer in [&mut m.a, &mut m.b] {
+        peer.expect("reset");
+        peer.expect("inform");
+        peer.expect("execute");
+    }
+    m.b.expect("execute");
+    let respond = m.a.expect("respond");
+    assert_eq!(
+        respond.operands("sm").unwrap()[0].to_string(),
+        "e5",
+        "{respond}"
+    );
+    // The game goes on from its position, and the second game follows.
+    assert!(
+        m.play(respond, true, &["Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"])
+            .is_none()
+    );
+    for peer in [&mut m.a, &mut m.b] {
+        let inform = peer.expect_any(&["inform"]);
+        assert_eq!(result_of(&inform).as_deref(), Some("1-0"));
+        peer.expect("conclude");
+    }
+    m.begin_game();
+    let respond = m.b.expect("respond");
+    assert!(
+        m.play(respond, false, &["f3", "e5", "g4", "Qh4#"])
+            .is_none()
+    );
+    let pgn = m.finish("0-1");
+    assert_eq!(pgn.matches("[Event ").count(), 2, "every game once: {pgn}");
+    assert_eq!(tag(&pgn, "Result").as_deref(), Some("1-0"));
+    assert!(pgn.contains("1. e4 ") && pgn.contains(" 2. Qh5 "), "{pgn}");
+    assert!(!pgn.contains("\"*\""), "no game unterminated: {pgn}");
+    let out = m.referee.stdout();
+    assert!(out.contains("match over: 2 of 2 game(s) played"), "{out}");
+    // The journal of both sessions replays to the same PGN.
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("replayed.pgn");
+    let replayed = dir.path().join("replayed.pgn");
     let status = Command::new(env!("CARGO_BIN_EXE_argus"))
         .arg("replay")
         .arg(&m.referee.journal)
         .arg("--pgn")
-        .arg(&out)
+        .arg(&replayed)
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), pgn);
+    assert_eq!(std::fs::read_to_string(&replayed).unwrap(), pgn);
+}
+
+#[test]
+fn ctrl_c_and_a_lost_terminal_stop_without_ending_the_game() {
+    for signal in [libc::SIGINT, libc::SIGHUP] {
+        let (mut m, _respond) = Match::start(&[]);
+        stop_with(&mut m, signal);
+        assert_eq!(m.referee.pgn_text(), "");
+    }
 }
 
 #[test]

@@ -267,6 +267,21 @@ impl Referee {
             .expect("argus runs");
     }
 
+    /// Starts a new referee that goes on from this one's journal (`argus serial
+    /// --resume`), once this one has exited.
+    pub fn resume(&mut self) {
+        self.child = Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("serial")
+            .arg("--resume")
+            .arg(&self.journal)
+            .arg("--unattended")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("argus runs");
+    }
+
     /// Waits for the referee to exit and returns its status code.
     pub fn wait(&mut self, timeout: Duration) -> i32 {
         let deadline = Instant::now() + timeout;

@@ -38,6 +38,8 @@ enum Tx {
     Resend,
     Conclude,
     Disconnect,
+    /// The `fault` that tells a player the referee stops and will resume.
+    Stop,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -50,6 +52,22 @@ enum WaitKind {
 /// How long the referee waits for `disconnect` to drain before it calls the match over
 /// anyway (a player whose line is down cannot hold the referee forever).
 const DISCONNECT_GRACE: Duration = Duration::from_secs(10);
+
+/// How long a stop waits for its `fault` records to drain: a stop is prompt, whatever
+/// the lines do.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// What the `fault` at a stop says.
+pub const STOP_REASON: &str = "the referee stopped; the match resumes later, wait for it";
+
+/// A stop under way: the ports whose `fault` has drained, and when the referee stops
+/// anyway.
+#[derive(Clone, Debug)]
+struct Stopping {
+    drained: [bool; 2],
+    until: Duration,
+    done: bool,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Phase {
@@ -134,8 +152,10 @@ pub struct Referee {
     /// Replies that arrived before the drain of the respond they answer was reported,
     /// with their stamps: they are judged once the clock has started.
     early: Vec<(Port, Duration, Record)>,
-    /// Set once the referee has been asked to stop.
+    /// Set once the match is ending early (`quit`).
     shutting_down: bool,
+    /// Set while the referee stops to be resumed later.
+    stopping: Option<Stopping>,
     /// Set while the game is paused.
     paused: Option<Pause>,
     /// Lines that arrived while the game was paused, handled when it resumes.
@@ -160,6 +180,8 @@ enum PauseCause {
     Infraction(Port),
     /// A player signed off during its game, with a supervisor present.
     SignOff(Port),
+    /// The referee stopped, to be resumed later.
+    Stop,
 }
 
 impl Referee {
@@ -213,6 +235,7 @@ impl Referee {
             wire_free: [Duration::ZERO; 2],
             early: Vec::new(),
             shutting_down: false,
+            stopping: None,
             paused: None,
             held: Vec::new(),
             sealed: Default::default(),
@@ -273,7 +296,8 @@ impl Referee {
                 self.players[port.index()].line_down = false;
                 self.notice(Notice::PortBack { port });
             }
-            Input::Shutdown { .. } => self.shut_down(),
+            Input::Shutdown { .. } => self.shut_down("The referee was shut down"),
+            Input::Stop { .. } => self.stop(),
             Input::Resume { .. } => self.resume(),
             Input::Supervisor { command, .. } => self.on_command(command),
         }
@@ -286,6 +310,9 @@ impl Referee {
 
     /// When the referee must next be woken with [`Input::Timeout`], if at all.
     pub fn poll_timeout(&self) -> Option<Duration> {
+        if let Some(stop) = self.stopping.as_ref() {
+            return (!stop.done).then_some(stop.until);
+        }
         if self.paused.is_some() {
             return None;
         }
@@ -317,7 +344,9 @@ impl Referee {
                 break;
             }
             self.now = self.now.max(due);
-            if self.flag_deadline() == Some(due) {
+            if self.stopping.is_some() {
+                self.stopped();
+            } else if self.flag_deadline() == Some(due) {
                 let cur = self.current.as_mut().expect("a flag needs a game");
                 let color = cur.game.turn();
                 let finish = cur.game.flag(color);
@@ -550,10 +579,10 @@ impl Referee {
         self.wait(WaitKind::Disconnect);
     }
 
-    /// The referee is asked to stop: a game in progress ends unterminated (Result `*`),
-    /// its players get `inform` and `conclude`, and after the conclude delay both get
-    /// `disconnect`.
-    fn shut_down(&mut self) {
+    /// The match ends early: a game in progress ends unterminated (Result `*`, for
+    /// `reason`), its players get `inform` and `conclude`, and after the conclude delay
+    /// both get `disconnect`.
+    fn shut_down(&mut self, reason: &str) {
         if self.shutting_down || self.phase == Phase::Done {
             return;
         }
@@ -563,13 +592,73 @@ impl Referee {
             self.finish(Finish::new(
                 GameResult::Unknown,
                 Termination::Unterminated,
-                "The referee was shut down",
+                reason,
             ));
         } else if self.phase == Phase::SignOn {
             self.disconnect();
         }
         // Waiting for a conclude delay: it ends in disconnect. Waiting for disconnect:
         // nothing more to do.
+    }
+
+    /// The referee stops to be resumed later. The clocks stand from this moment (a
+    /// pause the resume lifts), both players get `fault` with [`STOP_REASON`], and once
+    /// it has drained, or [`STOP_GRACE`] has passed, the session ends. Nothing of the
+    /// match ends: the game in progress, the delay under way, the games to come all go on
+    /// at the resume. A match already ending (`disconnect` sent) just stops; a resume
+    /// sends `disconnect` again.
+    fn stop(&mut self) {
+        if self.stopping.is_some() || self.phase == Phase::Done {
+            return;
+        }
+        let game = self
+            .current
+            .as_ref()
+            .filter(|_| self.game_in_progress())
+            .map(|c| c.number);
+        self.notice(Notice::Stopping { game });
+        if self.paused.is_none() {
+            self.paused = Some(Pause {
+                since: self.now,
+                cause: PauseCause::Stop,
+            });
+        }
+        let ending = matches!(
+            self.phase,
+            Phase::Waiting {
+                kind: WaitKind::Disconnect,
+                ..
+            }
+        );
+        let mut drained = [true; 2];
+        if !ending {
+            let pos = self
+                .current
+                .as_ref()
+                .map_or_else(Chess::default, |c| c.game.position().clone());
+            let fault = Self::fault_record(&pos, STOP_REASON);
+            for port in Port::BOTH {
+                drained[port.index()] = self.players[port.index()].line_down;
+                self.send(port, &fault, Tx::Stop);
+            }
+        }
+        self.stopping = Some(Stopping {
+            drained,
+            until: self.now.saturating_add(STOP_GRACE),
+            done: false,
+        });
+        if drained == [true; 2] {
+            self.stopped();
+        }
+    }
+
+    fn stopped(&mut self) {
+        if let Some(stop) = self.stopping.as_mut()
+            && !stop.done
+        {
+            stop.done = true;
+            self.out.push_back(Output::Stopped);
+        }
     }
 
     fn maybe_start(&mut self) {
@@ -641,6 +730,14 @@ impl Referee {
             Tx::Resend => {
                 self.end_suspension(port, at.max(last_byte));
                 self.judge_early_replies(port);
+            }
+            Tx::Stop => {
+                if let Some(stop) = self.stopping.as_mut() {
+                    stop.drained[port.index()] = true;
+                    if stop.drained == [true; 2] {
+                        self.stopped();
+                    }
+                }
             }
             Tx::Reset | Tx::Conclude | Tx::Disconnect => {
                 let want = match tx {
@@ -821,6 +918,18 @@ impl Referee {
     /// clock of the side to move runs on from where it stood. Between games, the
     /// records of the step in progress are sent again.
     fn resume(&mut self) {
+        if self.stopping.take().is_some()
+            && self
+                .paused
+                .as_ref()
+                .is_some_and(|p| p.cause == PauseCause::Stop)
+        {
+            // The clocks stood from the stop to now: the stop is charged to nobody.
+            // What arrived while the referee stopped answered records the resume
+            // sends again.
+            self.held.clear();
+            self.lift_pause();
+        }
         self.pending = Default::default();
         self.early.clear();
         self.new_epoch();
@@ -881,19 +990,12 @@ impl Referee {
     }
 
     fn unpause(&mut self) {
-        let Some(pause) = self.paused.take() else {
+        if self.paused.is_none() {
             return self.say("the game is not paused");
-        };
-        let length = self.now.saturating_sub(pause.since);
-        if let Some(cur) = self.current.as_mut() {
-            cur.clock_started = cur.clock_started.map(|s| s.saturating_add(length));
-            cur.suspended = cur.suspended.map(|s| s.saturating_add(length));
         }
-        if let Phase::Waiting { until, .. } = &mut self.phase {
-            *until = until.map(|u| u.saturating_add(length));
-        }
+        let cause = self.lift_pause();
         self.notice(Notice::Unpaused);
-        if let PauseCause::Infraction(port) = pause.cause {
+        if let PauseCause::Infraction(port) = cause {
             // The offender moves again from the same position.
             if self.game_in_progress() {
                 self.resend(port, "the supervisor let the game go on");
@@ -904,6 +1006,22 @@ impl Referee {
         for (port, bytes) in std::mem::take(&mut self.held) {
             self.on_line(port, now, &bytes);
         }
+    }
+
+    /// Ends the pause: the clocks and the delay under way go on from where they stood.
+    fn lift_pause(&mut self) -> PauseCause {
+        let Some(pause) = self.paused.take() else {
+            return PauseCause::Supervisor;
+        };
+        let length = self.now.saturating_sub(pause.since);
+        if let Some(cur) = self.current.as_mut() {
+            cur.clock_started = cur.clock_started.map(|s| s.saturating_add(length));
+            cur.suspended = cur.suspended.map(|s| s.saturating_add(length));
+        }
+        if let Phase::Waiting { until, .. } = &mut self.phase {
+            *until = until.map(|u| u.saturating_add(length));
+        }
+        pause.cause
     }
 
     fn status_text(&self) -> String {
@@ -977,6 +1095,9 @@ impl Referee {
     }
 
     fn on_command(&mut self, command: Command) {
+        if self.stopping.is_some() {
+            return self.say("the referee is stopping: commands wait for the resume");
+        }
         match command {
             Command::Status => {
                 let text = self.status_text();
@@ -1032,7 +1153,7 @@ impl Referee {
             Command::Quit => {
                 self.paused = None;
                 self.held.clear();
-                self.shut_down();
+                self.shut_down("The supervisor ended the match (quit)");
             }
         }
     }

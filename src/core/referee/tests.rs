@@ -34,6 +34,7 @@ struct Script {
     reports: Vec<GameReport>,
     notices: Vec<Notice>,
     over: bool,
+    stopped: bool,
 }
 
 impl Script {
@@ -44,6 +45,7 @@ impl Script {
             reports: Vec::new(),
             notices: Vec::new(),
             over: false,
+            stopped: false,
         }
     }
 
@@ -55,6 +57,7 @@ impl Script {
                 Output::GameOver(r) => self.reports.push(r),
                 Output::Notice(n) => self.notices.push(n),
                 Output::MatchOver => self.over = true,
+                Output::Stopped => self.stopped = true,
             }
         }
     }
@@ -436,4 +439,98 @@ fn a_repeated_sign_on_is_said_once() {
             "port a: signed on as \"Bob\""
         ]
     );
+}
+
+fn status_of(s: &mut Script, at: u64) -> String {
+    s.notices.clear();
+    s.input(Input::Supervisor {
+        at: ms(at),
+        command: Command::Status,
+    });
+    s.notices
+        .iter()
+        .find_map(|n| match n {
+            Notice::Supervisor { text } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_stop_is_a_pause_that_a_resume_lifts() {
+    let mut s = Script::new(config("300"));
+    s.reach_first_respond();
+    s.drain_all(5000);
+    s.line(Port::A, 6000, &format!("{START} refreq reply; sm e4;"));
+    s.drain_all(6000);
+    // Black has thought 2 s when the referee is stopped.
+    s.input(Input::Stop { at: ms(8000) });
+    let sent = s.take();
+    assert_eq!(sent.len(), 2, "a fault to each player: {sent:?}");
+    for (_, line) in &sent {
+        assert!(
+            line.ends_with(&format!("c0 \"{STOP_REASON}\"; refcom fault;")),
+            "{line}"
+        );
+    }
+    assert!(!s.stopped, "the stop waits for its fault to drain");
+    assert_eq!(
+        s.referee.poll_timeout(),
+        Some(ms(10_000)),
+        "or for its grace"
+    );
+    s.drain_all(8100);
+    assert!(s.stopped && !s.over, "stopped, and the match is not over");
+    assert!(s.reports.is_empty(), "no game ends at a stop");
+    assert_eq!(s.referee.poll_timeout(), None, "nothing runs while stopped");
+    // A reply that arrives while the referee stops waits, and is dropped at the
+    // resume: the resume asks for the move again.
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+    s.line(Port::B, 8200, &format!("{after_e4} refreq reply; sm e5;"));
+    assert!(s.take().is_empty());
+    // The new session starts an hour later on the journal's time axis... or at once:
+    // either way the clocks stand as at the stop.
+    s.input(Input::Resume { at: ms(9000) });
+    let sent = s.take();
+    let b: Vec<&String> = sent
+        .iter()
+        .filter(|(p, _)| *p == Port::B)
+        .map(|(_, l)| l)
+        .collect();
+    assert!(b.first().unwrap().contains("refcom reset"), "{sent:?}");
+    assert!(b.last().unwrap().contains("refcom respond"), "{sent:?}");
+    assert!(b.last().unwrap().contains("sm e4"), "{sent:?}");
+    let status = status_of(&mut s, 9500);
+    assert!(
+        status.ends_with("0:04:57.5; move 1, Black to move"),
+        "Black's clock stood still from the stop to the resume: {status}"
+    );
+    s.drain_all(9500);
+    s.line(Port::B, 10_000, &format!("{after_e4} refreq reply; sm e5;"));
+    assert!(s.reports.is_empty());
+    let status = status_of(&mut s, 10_000);
+    assert!(status.contains("move 2, White to move"), "{status}");
+}
+
+#[test]
+fn quit_ends_the_match_and_says_so() {
+    let mut s = Script::new(config("300"));
+    s.reach_first_respond();
+    s.drain_all(5000);
+    s.input(Input::Supervisor {
+        at: ms(6000),
+        command: Command::Quit,
+    });
+    assert_eq!(s.reports.len(), 1);
+    assert_eq!(s.reports[0].result, GameResult::Unknown);
+    assert_eq!(s.reports[0].reason, "The supervisor ended the match (quit)");
+    s.drain_all(6000);
+    s.input(Input::Timeout { at: ms(11_000) });
+    assert!(
+        s.take()
+            .iter()
+            .all(|(_, l)| l.ends_with("refcom disconnect;"))
+    );
+    s.drain_all(11_000);
+    assert!(s.over && !s.stopped);
 }

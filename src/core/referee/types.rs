@@ -179,8 +179,18 @@ pub enum Input {
         /// When it was reopened.
         at: Duration,
     },
-    /// The referee is asked to stop (an interrupt, a service manager's stop).
+    /// The match ends early as an older argus ended it at an interrupt: the game in
+    /// progress unterminated (`*`), then `disconnect`. Only journals written before
+    /// the stop became a pause hold it; replaying them needs it.
     Shutdown {
+        /// When.
+        at: Duration,
+    },
+    /// The referee stops to be resumed later (an interrupt, a service manager's stop, a
+    /// lost terminal): the clocks stop, both players get `fault` with a `c0` reason
+    /// (which keeps their clients waiting), and once it has drained the session ends
+    /// with [`Output::Stopped`]. The match is not over: a resume goes on from here.
+    Stop {
         /// When.
         at: Duration,
     },
@@ -210,6 +220,7 @@ impl Input {
             | Input::PortLost { at, .. }
             | Input::PortBack { at, .. }
             | Input::Shutdown { at }
+            | Input::Stop { at }
             | Input::Resume { at }
             | Input::Supervisor { at, .. } => at,
         }
@@ -327,6 +338,12 @@ pub enum Notice {
     },
     /// The clocks run again.
     Unpaused,
+    /// The referee is stopping to be resumed later: the clocks stand, the players are
+    /// told with `fault`.
+    Stopping {
+        /// The game in progress, if any.
+        game: Option<u32>,
+    },
     /// The referee's answer to a supervisor's command, or where the match stands.
     Supervisor {
         /// The text.
@@ -413,6 +430,13 @@ impl fmt::Display for Notice {
                 "paused ({reason}): clocks stopped; type resume, adjudicate, restart or abort"
             ),
             Notice::Unpaused => write!(f, "resumed: the clocks run again"),
+            Notice::Stopping { game: Some(n) } => write!(
+                f,
+                "stopping: game {n} stands as it is, clocks stopped; the players are told to wait for the resume"
+            ),
+            Notice::Stopping { game: None } => {
+                write!(f, "stopping: the players are told to wait for the resume")
+            }
             Notice::Supervisor { text } => f.write_str(text),
             Notice::PortLost { port } => write!(f, "port {port}: line lost, reopening"),
             Notice::PortBack { port } => write!(f, "port {port}: line back"),
@@ -437,4 +461,7 @@ pub enum Output {
     Notice(Notice),
     /// The match is over: every game played and `disconnect` drained on both ports.
     MatchOver,
+    /// The session is over but the match is not: after [`Input::Stop`], the `fault`
+    /// records have drained (or their grace ran out). A resume goes on from here.
+    Stopped,
 }

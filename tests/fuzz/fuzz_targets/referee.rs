@@ -90,6 +90,7 @@ fuzz_target!(|data: &[u8]| {
         games,
         reports: 0,
         over: false,
+        stopped: false,
     };
     for _ in 0..MAX_STEPS {
         if u.is_empty() || h.step(&mut u).is_err() {
@@ -148,6 +149,8 @@ struct Harness {
     games: u32,
     reports: u32,
     over: bool,
+    /// The session stopped ([`Input::Stop`]); only a resume makes it send again.
+    stopped: bool,
 }
 
 impl Harness {
@@ -234,8 +237,11 @@ impl Harness {
             }
             _ => {
                 let at = self.now;
-                if u.arbitrary()? {
+                let choice: u8 = u.int_in_range(0..=2)?;
+                if choice == 0 {
                     self.feed(Input::Shutdown { at });
+                } else if choice == 1 {
+                    self.feed(Input::Stop { at });
                 } else {
                     // A resumed referee: what was sent and not drained is gone.
                     self.undrained = [0, 0];
@@ -321,6 +327,9 @@ impl Harness {
         if *TRACE {
             eprintln!("> {input:?}");
         }
+        if matches!(input, Input::Resume { .. }) {
+            self.stopped = false;
+        }
         self.referee.handle(input);
         while let Some(output) = self.referee.poll_output() {
             if *TRACE {
@@ -329,6 +338,10 @@ impl Harness {
             match output {
                 Output::Send { port, line } => {
                     assert!(!self.over, "{line:?} sent on port {port} after the match");
+                    assert!(
+                        !self.stopped,
+                        "{line:?} sent on port {port} after the session stopped"
+                    );
                     self.sent(port, &line);
                 }
                 Output::GameOver(report) => {
@@ -342,6 +355,10 @@ impl Harness {
                 Output::MatchOver => {
                     assert!(!self.over, "MatchOver twice");
                     self.over = true;
+                }
+                Output::Stopped => {
+                    assert!(!self.stopped, "Stopped twice without a resume");
+                    self.stopped = true;
                 }
             }
         }
