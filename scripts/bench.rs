@@ -374,7 +374,8 @@ where
         &mut records,
         &mut charges,
         crossbeam_channel::never(),
-    )?;
+    )?
+    .tally;
     let wall = started.elapsed();
     if reports.finished != games {
         return Err(format!("{} of {games} games were played", reports.finished).into());
