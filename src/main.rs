@@ -700,8 +700,10 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
     }
     let mut lines = Vec::with_capacity(2);
     for (path, settings) in plan.ports.iter().zip(&plan.lines) {
-        let duplex =
-            serial::open(path, settings).with_context(|| format!("cannot open port {path}"))?;
+        // What waits in the port is a previous session's (its records, a disconnect):
+        // cleared, so that this session starts from what its players send now.
+        let duplex = serial::open_fresh(path, settings)
+            .with_context(|| format!("cannot open port {path}"))?;
         let (path2, settings2) = (path.clone(), settings.clone());
         lines.push(Line {
             label: path.clone(),

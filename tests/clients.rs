@@ -98,10 +98,11 @@ fn a_person_plays_through_the_terminal_is_asked_again_after_an_illegal_move_and_
             .arg(&pgn)
             .arg("--journal")
             .arg(&journal)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .spawn()
             .unwrap(),
     );
+    await_refereeing(&mut serial.0);
     let mut terminal = Terminal::new();
     let _client = Killer(
         Command::new(env!("CARGO_BIN_EXE_argus"))

@@ -278,12 +278,9 @@ fn an_event_file_that_agrees_resumes_and_one_that_does_not_is_refused() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("argus runs");
-    let referee = Referee {
-        child,
-        pgn: dir.path().join("games.pgn"),
-        journal: dir.path().join("session.jsonl"),
-        dir,
-    };
+    let pgn = dir.path().join("games.pgn");
+    let journal = dir.path().join("session.jsonl");
+    let referee = Referee::adopt(child, dir, pgn, journal);
     a.sign_on("Alpha");
     b.sign_on("Beta");
     let mut m = Match { a, b, referee };

@@ -507,12 +507,15 @@ port = "{}"
         ),
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_argus"))
+    let child = Command::new(env!("CARGO_BIN_EXE_argus"))
         .args(["serial", "--unattended", "--config"])
         .arg(&config)
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let (pgn, journal) = (dir.path().join("cup.pgn"), dir.path().join("cup.jsonl"));
+    let mut referee = Referee::adopt(child, dir, pgn, journal);
     a.sign_on("Alpha");
     b.sign_on("Beta");
     a.expect("reset");
@@ -531,8 +534,29 @@ port = "{}"
         peer.expect("conclude");
         peer.expect("disconnect");
     }
-    assert!(child.wait().unwrap().success());
-    let pgn = std::fs::read_to_string(dir.path().join("cup.pgn")).unwrap();
+    assert_eq!(referee.wait(Duration::from_secs(10)), 0);
+    let pgn = referee.pgn_text();
     assert_eq!(tag(&pgn, "White").as_deref(), Some("Anna"));
-    assert!(dir.path().join("cup.jsonl").exists());
+    assert!(referee.journal.exists());
+}
+
+#[test]
+fn a_new_referee_ignores_what_a_previous_session_left_in_its_ports() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    // A previous session's client signed on as someone else, and left a reply behind.
+    a.sign_on("Ghost");
+    a.send(&format!("{START} refreq reply; sm e4;"));
+    let referee = Referee::start(&a, &b, &[]);
+    a.sign_on("Alpha");
+    b.sign_on("Beta");
+    let mut m = Match { a, b, referee };
+    m.begin_game();
+    let respond = m.a.expect("respond");
+    assert!(m.play(respond, true, &["f3", "e5", "g4", "Qh4#"]).is_none());
+    let pgn = m.finish("0-1");
+    assert_eq!(tag(&pgn, "White").as_deref(), Some("Alpha"));
+    let out = m.referee.stdout();
+    assert!(!out.contains("Ghost"), "{out}");
+    assert!(!out.contains("noise"), "{out}");
 }

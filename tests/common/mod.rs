@@ -193,6 +193,11 @@ pub struct Referee {
     pub dir: tempfile::TempDir,
     pub pgn: PathBuf,
     pub journal: PathBuf,
+    /// The lines of the child's standard output, read as they come (by a thread), once
+    /// a test has waited for one; with the child's id they were read from.
+    tap: Option<(u32, std::sync::mpsc::Receiver<String>)>,
+    /// What was read from the tap so far.
+    seen: String,
 }
 
 impl Referee {
@@ -241,11 +246,76 @@ impl Referee {
         }
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let child = cmd.spawn().expect("argus runs");
-        Referee {
+        let mut referee = Referee {
             child,
             dir,
             pgn,
             journal,
+            tap: None,
+            seen: String::new(),
+        };
+        // The referee clears what waits in its ports when it opens them: the players
+        // sign on once it has.
+        referee.wait_for("argus: refereeing", Duration::from_secs(10));
+        referee
+    }
+
+    /// A referee started some other way (from an event file, say), writing in `dir`;
+    /// returns once it has opened its ports.
+    pub fn adopt(child: Child, dir: tempfile::TempDir, pgn: PathBuf, journal: PathBuf) -> Referee {
+        let mut referee = Referee {
+            child,
+            dir,
+            pgn,
+            journal,
+            tap: None,
+            seen: String::new(),
+        };
+        referee.wait_for("argus: refereeing", Duration::from_secs(10));
+        referee
+    }
+
+    /// Reads the referee's standard output until a line containing `needle`, and
+    /// returns that line.
+    pub fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
+        let id = self.child.id();
+        if self.tap.as_ref().is_none_or(|(tapped, _)| *tapped != id) {
+            let out = self.child.stdout.take().expect("the referee's output");
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(out).lines() {
+                    let Ok(line) = line else { return };
+                    if tx.send(line).is_err() {
+                        return;
+                    }
+                }
+            });
+            self.tap = Some((id, rx));
+            self.seen.clear();
+        }
+        let rx = &self.tap.as_ref().expect("just set").1;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push_str(&line);
+                    self.seen.push('\n');
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(_) => {
+                    let _ = self.child.kill();
+                    let mut err = String::new();
+                    let _ = self.child.stderr.take().unwrap().read_to_string(&mut err);
+                    panic!(
+                        "argus did not print {needle:?} within {timeout:?}; it printed {:?}; stderr: {err}",
+                        self.seen
+                    );
+                }
+            }
         }
     }
 
@@ -304,7 +374,19 @@ impl Referee {
         std::fs::read_to_string(&self.pgn).unwrap_or_default()
     }
 
+    /// Everything the referee printed on its standard output, once it has closed it.
     pub fn stdout(&mut self) -> String {
+        let id = self.child.id();
+        if let Some((tapped, rx)) = self.tap.take()
+            && tapped == id
+        {
+            let mut out = std::mem::take(&mut self.seen);
+            for line in rx {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            return out;
+        }
         let mut out = String::new();
         let _ = self.child.stdout.take().unwrap().read_to_string(&mut out);
         out
@@ -316,6 +398,27 @@ impl Drop for Referee {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Waits until `argus serial` (spawned with its standard output piped) has opened its
+/// ports, which clears what waits in them: scripted players sign on after that. The
+/// rest of its output is read and dropped.
+pub fn await_refereeing(child: &mut Child) {
+    use std::io::BufRead;
+    let out = child.stdout.take().expect("the referee's output piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut said = false;
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { return };
+            if !said && line.contains("argus: refereeing") {
+                said = true;
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("argus serial opened its ports");
 }
 
 /// A PGN tag's value.

@@ -91,6 +91,9 @@ struct Player {
     tcsi_name: Option<String>,
     /// The player's line is lost: what is sent to it waits, its clock does not.
     line_down: bool,
+    /// Nothing readable has come from the port since it was opened: a first line that
+    /// cannot be read is the tail of one cut by the open, not noise.
+    fresh: bool,
 }
 
 /// The game being played (or just finished).
@@ -227,7 +230,10 @@ impl Referee {
             cfg,
             openings,
             now: Duration::ZERO,
-            players: Default::default(),
+            players: [(); 2].map(|()| Player {
+                fresh: true,
+                ..Player::default()
+            }),
             phase: Phase::SignOn,
             started: 0,
             current: None,
@@ -294,6 +300,7 @@ impl Referee {
             }
             Input::PortBack { port, .. } => {
                 self.players[port.index()].line_down = false;
+                self.players[port.index()].fresh = true;
                 self.notice(Notice::PortBack { port });
             }
             Input::Shutdown { .. } => self.shut_down("The referee was shut down"),
@@ -793,7 +800,10 @@ impl Referee {
             Seal::None => (bytes, false),
         };
         let rec = match Record::from_ascii(body) {
-            Ok(rec) => rec,
+            Ok(rec) => {
+                self.players[port.index()].fresh = false;
+                rec
+            }
             // Empty (all-blank) lines are ignored, not noise.
             Err(crate::epd::EpdError::Empty) => return,
             Err(e) => return self.corrupted(port, at, e.to_string()),
@@ -933,6 +943,9 @@ impl Referee {
         self.pending = Default::default();
         self.early.clear();
         self.new_epoch();
+        for player in &mut self.players {
+            player.fresh = true;
+        }
         let game = self.current.as_ref().map(|c| c.number);
         match self.phase.clone() {
             Phase::SignOn | Phase::Done => {}

@@ -66,10 +66,15 @@ impl Referee {
     /// while its respond is out, it was its reply: the same respond goes again, and the
     /// clock stands still until it has left.
     pub(super) fn corrupted(&mut self, port: Port, at: Duration, reason: String) {
-        self.notice(Notice::Noise {
-            port,
-            reason: reason.clone(),
-        });
+        if std::mem::take(&mut self.players[port.index()].fresh) {
+            // The port was just opened: this is the tail of a line the open cut.
+            log::debug!("port {port}: a line cut short by the port's opening dropped: {reason}");
+        } else {
+            self.notice(Notice::Noise {
+                port,
+                reason: reason.clone(),
+            });
+        }
         if self.sealed[port.index()].is_none() {
             return;
         }

@@ -534,3 +534,26 @@ fn quit_ends_the_match_and_says_so() {
     s.drain_all(11_000);
     assert!(s.over && !s.stopped);
 }
+
+#[test]
+fn a_line_cut_by_the_opening_of_a_port_is_not_noise() {
+    let mut s = Script::new(config("60"));
+    let noise = |s: &Script| {
+        s.notices
+            .iter()
+            .filter(|n| matches!(n, Notice::Noise { .. }))
+            .count()
+    };
+    // The tail of a line from before the referee opened its port.
+    s.line(Port::A, 0, "QKq - refreq sign_o");
+    assert_eq!(noise(&s), 0);
+    s.line(Port::A, 10, &format!("{START} refreq sign_on;"));
+    s.line(Port::A, 20, "garbage");
+    assert_eq!(noise(&s), 1, "after a readable line, garbage is noise");
+    // A resume opens the ports again.
+    s.input(Input::Resume { at: ms(30) });
+    s.line(Port::A, 40, "cut short");
+    assert_eq!(noise(&s), 1);
+    s.line(Port::A, 50, "cut short");
+    assert_eq!(noise(&s), 2, "only the first line is forgiven");
+}
