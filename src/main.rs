@@ -376,7 +376,20 @@ fn usage_error(e: &clap::Error) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // Log lines read as argus's other lines do: `warning: ...`, one line each.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format(|buf, record| {
+            use std::io::Write as _;
+            let level = match record.level() {
+                log::Level::Error => "error",
+                log::Level::Warn => "warning",
+                log::Level::Info => "info",
+                log::Level::Debug => "debug",
+                log::Level::Trace => "trace",
+            };
+            writeln!(buf, "{level}: {}", record.args())
+        })
+        .init();
     // Parsed in two steps to keep the matches: `--resume` needs to know which options
     // were typed, not defaulted.
     let matches = match Cli::command().try_get_matches() {

@@ -121,7 +121,12 @@ pub struct LogWatcher;
 impl Watcher for LogWatcher {
     fn notice(&mut self, notice: &Notice) {
         match notice {
-            Notice::Noise { .. } | Notice::Resent { .. } => log::warn!("{notice}"),
+            Notice::Noise { .. }
+            | Notice::Resent { .. }
+            | Notice::OneCable
+            | Notice::LoopedBack { .. }
+            | Notice::UnknownName { .. }
+            | Notice::CablesSwapped { .. } => log::warn!("{notice}"),
             _ => log::info!("{notice}"),
         }
     }
@@ -132,10 +137,9 @@ pub struct PrintWatcher;
 
 impl Watcher for PrintWatcher {
     fn notice(&mut self, notice: &Notice) {
-        match notice {
-            Notice::Noise { .. } => log::warn!("{notice}"),
-            _ => println!("{notice}"),
-        }
+        // Every notice is one plain line on standard output, as the docs show them;
+        // the log (standard error) is for what goes wrong outside the match.
+        println!("{notice}");
     }
 }
 

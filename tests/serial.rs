@@ -560,3 +560,92 @@ fn a_new_referee_ignores_what_a_previous_session_left_in_its_ports() {
     assert!(!out.contains("Ghost"), "{out}");
     assert!(!out.contains("noise"), "{out}");
 }
+
+#[test]
+fn swapped_cables_never_put_the_wrong_name_in_the_pgn() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    let referee = Referee::start(&a, &b, &["--name-a", "Alpha", "--name-b", "Beta"]);
+    // Beta's PC is on port a's cable, Alpha's on port b's.
+    a.sign_on("Beta");
+    b.sign_on("Alpha");
+    let mut m = Match { a, b, referee };
+    m.begin_game();
+    let respond = m.a.expect("respond");
+    assert!(m.play(respond, true, &["f3", "e5", "g4", "Qh4#"]).is_none());
+    let pgn = m.finish("0-1");
+    assert_eq!(tag(&pgn, "White").as_deref(), Some("Beta"), "{pgn}");
+    assert_eq!(tag(&pgn, "Black").as_deref(), Some("Alpha"), "{pgn}");
+    let out = m.referee.stdout();
+    let swapped = out.find("the cables are swapped").expect(&out);
+    let game = out
+        .find("game 1: Beta (White) vs Alpha (Black)")
+        .expect(&out);
+    assert!(swapped < game, "said before the first game: {out}");
+}
+
+#[test]
+fn both_ends_of_one_cable_are_named() {
+    use serialport::SerialPort as _;
+    use std::io::{Read as _, Write as _};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Two pty pairs joined master to master: the referee gets both ends of one cable.
+    let (mut one, one_slave) = serialport::TTYPort::pair().unwrap();
+    let (mut two, two_slave) = serialport::TTYPort::pair().unwrap();
+    let paths = [one_slave.name().unwrap(), two_slave.name().unwrap()];
+    one.set_timeout(Duration::from_millis(20)).unwrap();
+    two.set_timeout(Duration::from_millis(20)).unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let mut copies = Vec::new();
+    for (mut from, mut to) in [
+        (
+            one.try_clone_native().unwrap(),
+            two.try_clone_native().unwrap(),
+        ),
+        (two, one),
+    ] {
+        let done = done.clone();
+        copies.push(std::thread::spawn(move || {
+            let mut buf = [0u8; 256];
+            while !done.load(Ordering::SeqCst) {
+                if let Ok(n) = from.read(&mut buf)
+                    && n > 0
+                {
+                    let _ = to.write_all(&buf[..n]);
+                }
+            }
+        }));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut referee = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["serial", &paths[0], &paths[1], "--unattended"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = referee.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut seen = Vec::new();
+    let found = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) if line.contains("ports a and b are the two ends of one cable") => break true,
+            Ok(line) => seen.push(line),
+            Err(_) => break false,
+        }
+    };
+    let _ = referee.kill();
+    let _ = referee.wait();
+    done.store(true, Ordering::SeqCst);
+    drop((one_slave, two_slave));
+    assert!(found, "argus said: {seen:?}");
+}

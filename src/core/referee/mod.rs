@@ -22,8 +22,11 @@ use super::supervisor::Command;
 use crate::epd::seal::{self, Seal};
 use crate::epd::{Clock, Operand, Record, resolve_move};
 
+mod cables;
 mod reliable;
 mod types;
+
+pub use cables::PROBE_REASON;
 
 pub use types::*;
 
@@ -159,6 +162,10 @@ pub struct Referee {
     shutting_down: bool,
     /// Set while the referee stops to be resumed later.
     stopping: Option<Stopping>,
+    /// When the ports that have not signed on are probed, until they have been.
+    probe_at: Option<Duration>,
+    /// The probe sent to each port, to know it if it comes back.
+    probes: [Option<String>; 2],
     /// Set while the game is paused.
     paused: Option<Pause>,
     /// Lines that arrived while the game was paused, handled when it resumes.
@@ -242,6 +249,8 @@ impl Referee {
             early: Vec::new(),
             shutting_down: false,
             stopping: None,
+            probe_at: Some(cables::PROBE_AFTER),
+            probes: Default::default(),
             paused: None,
             held: Vec::new(),
             sealed: Default::default(),
@@ -326,6 +335,7 @@ impl Referee {
         match (&self.phase, self.flag_deadline()) {
             (_, Some(flag)) => Some(flag),
             (Phase::Waiting { until, .. }, None) => *until,
+            (Phase::SignOn, None) => self.probe_deadline(),
             _ => None,
         }
     }
@@ -358,6 +368,8 @@ impl Referee {
                 let color = cur.game.turn();
                 let finish = cur.game.flag(color);
                 self.finish(finish);
+            } else if self.probe_deadline() == Some(due) {
+                self.probe();
             } else {
                 self.wait_over();
             }
@@ -670,6 +682,7 @@ impl Referee {
 
     fn maybe_start(&mut self) {
         if self.phase == Phase::SignOn && self.players.iter().all(|p| p.signed_on) {
+            self.check_cables();
             self.start_game();
         }
     }
@@ -808,6 +821,9 @@ impl Referee {
             Err(crate::epd::EpdError::Empty) => return,
             Err(e) => return self.corrupted(port, at, e.to_string()),
         };
+        if rec.refcom().is_some() {
+            return self.on_refcom(port, &rec);
+        }
         if rec.refreq() == Some("sign_on") {
             return self.on_sign_on(port, &rec, sealed);
         }

@@ -354,6 +354,28 @@ pub enum Notice {
         /// The game in progress, if any.
         game: Option<u32>,
     },
+    /// The players signed on from each other's ports, by the names the event gives
+    /// them: the names follow the players.
+    CablesSwapped {
+        /// The names of port a's and port b's players now.
+        names: [String; 2],
+    },
+    /// A player signed on with a name the event gives neither port.
+    UnknownName {
+        /// The port.
+        port: Port,
+        /// The name it signed on with.
+        name: String,
+        /// The names the event gives ports a and b.
+        given: [Option<String>; 2],
+    },
+    /// The referee's own record, sent on one port, came back on the other.
+    OneCable,
+    /// The referee's own record came back on the port it was sent on.
+    LoopedBack {
+        /// The port.
+        port: Port,
+    },
     /// A port failed or vanished.
     PortLost {
         /// The port.
@@ -438,6 +460,31 @@ impl fmt::Display for Notice {
                 write!(f, "stopping: the players are told to wait for the resume")
             }
             Notice::Supervisor { text } => f.write_str(text),
+            Notice::CablesSwapped { names } => write!(
+                f,
+                "the cables are swapped: the player the event gives port b signed on at port a, and the other way round; argus follows the players: port a is {:?}, port b is {:?}",
+                names[0], names[1]
+            ),
+            Notice::UnknownName { port, name, given } => {
+                let show = |n: &Option<String>| {
+                    n.as_deref()
+                        .map_or("(none)".to_string(), |n| format!("{n:?}"))
+                };
+                write!(
+                    f,
+                    "port {port}: signed on as {name:?}, a name the event gives neither port (a: {}, b: {}); check the cables",
+                    show(&given[0]),
+                    show(&given[1])
+                )
+            }
+            Notice::OneCable => write!(
+                f,
+                "ports a and b are the two ends of one cable: argus's record sent on one came back on the other; give argus one end of each player's cable"
+            ),
+            Notice::LoopedBack { port } => write!(
+                f,
+                "port {port}: argus's own record came back on it: the line loops back (a loopback plug, or the wrong port)"
+            ),
             Notice::PortLost { port } => write!(f, "port {port}: line lost, reopening"),
             Notice::PortBack { port } => write!(f, "port {port}: line back"),
         }
