@@ -272,6 +272,9 @@ impl Referee {
     /// first, at their own moments.
     pub fn handle(&mut self, input: Input) {
         let stamp = input.at();
+        // A resume after a stop (finished or not: the process may have been killed in
+        // it) takes over from the stop, whose timer must not fire now.
+        let after_stop = matches!(input, Input::Resume { .. }) && self.stopping.take().is_some();
         let at = match &input {
             // A line's own time on a slow line is not the player's: it is judged as of
             // the moment it began to arrive, as far as the line's rate tells.
@@ -283,6 +286,14 @@ impl Referee {
         self.advance(at);
         // What this input makes the referee send, it sends now.
         self.now = self.now.max(stamp);
+        if self.stopping.is_some() && !matches!(input, Input::Resume { .. }) {
+            // Stopping, or stopped: only the drains of the stop's own records count.
+            // What players send is answered by the resume, which asks again.
+            if let Input::Drained { port, .. } = input {
+                self.on_stop_drained(port);
+            }
+            return;
+        }
         match input {
             Input::Line { port, bytes, .. } if self.paused.is_some() => {
                 // Records wait while the game is paused.
@@ -314,7 +325,7 @@ impl Referee {
             }
             Input::Shutdown { .. } => self.shut_down("The referee was shut down"),
             Input::Stop { .. } => self.stop(),
-            Input::Resume { .. } => self.resume(),
+            Input::Resume { .. } => self.resume(after_stop),
             Input::Supervisor { command, .. } => self.on_command(command),
         }
     }
@@ -671,6 +682,21 @@ impl Referee {
         }
     }
 
+    /// A drain while the referee stops: only the `fault` of the stop counts.
+    fn on_stop_drained(&mut self, port: Port) {
+        let Some((tx, _)) = self.pending[port.index()].pop_front() else {
+            return;
+        };
+        if tx == Tx::Stop
+            && let Some(stop) = self.stopping.as_mut()
+        {
+            stop.drained[port.index()] = true;
+            if stop.drained == [true; 2] {
+                self.stopped();
+            }
+        }
+    }
+
     fn stopped(&mut self) {
         if let Some(stop) = self.stopping.as_mut()
             && !stop.done
@@ -751,14 +777,7 @@ impl Referee {
                 self.end_suspension(port, at.max(last_byte));
                 self.judge_early_replies(port);
             }
-            Tx::Stop => {
-                if let Some(stop) = self.stopping.as_mut() {
-                    stop.drained[port.index()] = true;
-                    if stop.drained == [true; 2] {
-                        self.stopped();
-                    }
-                }
-            }
+            Tx::Stop => {}
             Tx::Reset | Tx::Conclude | Tx::Disconnect => {
                 let want = match tx {
                     Tx::Reset => WaitKind::Reset,
@@ -943,8 +962,8 @@ impl Referee {
     /// A game in progress: both are resynchronised (`reset`, `inform`, the moves); the
     /// clock of the side to move runs on from where it stood. Between games, the
     /// records of the step in progress are sent again.
-    fn resume(&mut self) {
-        if self.stopping.take().is_some()
+    fn resume(&mut self, after_stop: bool) {
+        if after_stop
             && self
                 .paused
                 .as_ref()
@@ -1124,9 +1143,6 @@ impl Referee {
     }
 
     fn on_command(&mut self, command: Command) {
-        if self.stopping.is_some() {
-            return self.say("the referee is stopping: commands wait for the resume");
-        }
         match command {
             Command::Status => {
                 let text = self.status_text();

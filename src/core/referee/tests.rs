@@ -657,3 +657,27 @@ fn a_port_that_signed_on_is_not_probed() {
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0].0, Port::B);
 }
+
+#[test]
+fn a_referee_killed_while_stopping_resumes_and_does_not_stop_again() {
+    let mut s = Script::new(config("300"));
+    s.reach_first_respond();
+    s.drain_all(5000);
+    // Stopped at 6 s; killed (a second Ctrl-C) before the faults drained.
+    s.input(Input::Stop { at: ms(6000) });
+    s.sent.clear();
+    s.input(Input::Resume { at: ms(60_000) });
+    assert!(
+        !s.stopped,
+        "the stop's grace does not fire in the new session"
+    );
+    assert!(
+        s.take().iter().any(|(_, l)| l.contains("refcom respond")),
+        "the players are brought back"
+    );
+    let status = status_of(&mut s, 60_000);
+    assert!(
+        status.contains("0:04:59.0 - "),
+        "White's clock stood still: {status}"
+    );
+}
