@@ -885,7 +885,14 @@ impl Referee {
             .filter(|s| !s.is_empty())
             .map(str::to_string);
         if self.game_in_progress() {
-            self.notice(Notice::Resync { port });
+            let known = name.is_none() || name == self.players[port.index()].tcsi_name;
+            if self.phase != Phase::Playing && known {
+                // A client signs on until it hears from the referee: this one crossed
+                // the reset on the line. It gets the reset again, and nobody is told.
+                log::debug!("port {port}: a sign_on crossed the reset; reset sent again");
+            } else {
+                self.notice(Notice::Resync { port });
+            }
             self.resync(port);
             return;
         }

@@ -681,3 +681,14 @@ fn a_referee_killed_while_stopping_resumes_and_does_not_stop_again() {
         "White's clock stood still: {status}"
     );
 }
+
+#[test]
+fn a_sign_on_that_crossed_the_reset_is_not_a_restart() {
+    let mut s = Script::new(config("60"));
+    s.line(Port::A, 0, &format!("{START} refreq sign_on;"));
+    s.line(Port::B, 0, &format!("{START} refreq sign_on;"));
+    s.sent.clear();
+    s.line(Port::A, 10, &format!("{START} refreq sign_on;"));
+    assert!(!said(&s).iter().any(|n| n.contains("resynchronising")));
+    assert_eq!(s.take().len(), 1, "the reset again");
+}

@@ -440,7 +440,10 @@ impl fmt::Display for Notice {
                 "port {port}: the player lost records to noise; {count} sent again from #{from}"
             ),
             Notice::Resync { port } => {
-                write!(f, "port {port}: signed on during its game, resynchronising")
+                write!(
+                    f,
+                    "port {port}: signed on again during its game (its client restarted): sending it the game so far"
+                )
             }
             Notice::Resumed { game: Some(n) } => write!(
                 f,
