@@ -171,6 +171,12 @@ struct SerialArgs {
     /// but must agree with the journal; ports given replace the journal's.
     #[arg(long, value_name = "JOURNAL")]
     resume: Option<PathBuf>,
+    /// Go on with the match if its journal exists (as --resume would: every option must
+    /// agree with it), or start it if not: one command for a referee that is stopped and
+    /// started again, as a service is. Needs a named journal (--journal, or `journal`
+    /// in the event file).
+    #[arg(long = "continue", conflicts_with = "resume")]
+    continue_match: bool,
     #[command(flatten)]
     line: LineArgs,
     /// The time control, in PGN TimeControl syntax (`300+5`, `40/5400+30:1800+30`).
@@ -515,6 +521,25 @@ enum Start {
 }
 
 fn serial_cmd(args: SerialArgs, given: &resume_args::Given) -> Result<ExitCode> {
+    if args.continue_match && args.resume.is_none() {
+        let named = match &args.config {
+            Some(file) => EventConfig::load(file)?.journal,
+            None => args.journal.clone(),
+        };
+        let Some(journal) = named else {
+            bail!(
+                "--continue needs the journal's name, to know whether the match has begun: give --journal (or `journal` in the event file)"
+            );
+        };
+        if journal.exists() {
+            println!(
+                "argus: {} exists: going on with its match",
+                journal.display()
+            );
+            let plan = plan_resume(&args, given, &journal, args.config.as_deref())?;
+            return run_plan(plan);
+        }
+    }
     let plan = match (&args.resume, &args.config) {
         (Some(journal), config) => plan_resume(&args, given, journal, config.as_deref())?,
         (None, Some(file)) => plan_config(file, args.unattended)?,

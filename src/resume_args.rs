@@ -542,6 +542,7 @@ mod tests {
             "port_b",
             "config",
             "resume",
+            "continue_match",
             // Compared.
             "baud",
             "data_bits",

@@ -649,3 +649,67 @@ fn both_ends_of_one_cable_are_named() {
     drop((one_slave, two_slave));
     assert!(found, "argus said: {seen:?}");
 }
+
+#[test]
+fn the_same_command_with_continue_goes_on_after_a_stop() {
+    let (mut m, respond) = Match::start(&["--continue", "--games", "2"]);
+    assert!(m.play(respond, true, &["e4", "e5"]).is_some());
+    stop_with(&mut m, libc::SIGTERM);
+    // The service starts again with the very same command line.
+    let child = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("serial")
+        .arg(&m.a.path)
+        .arg(&m.b.path)
+        .args(["--reset-delay", "0", "--conclude-delay", "0", "--pgn"])
+        .arg(&m.referee.pgn)
+        .arg("--journal")
+        .arg(&m.referee.journal)
+        .args(["--continue", "--games", "2", "--unattended"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    m.referee.child = child;
+    let line = m
+        .referee
+        .wait_for("exists: going on with its match", Duration::from_secs(10));
+    assert!(line.contains("session.jsonl"), "{line}");
+    for peer in [&mut m.a, &mut m.b] {
+        peer.expect("reset");
+        peer.expect("inform");
+        peer.expect("execute");
+    }
+    m.b.expect("execute");
+    let respond = m.a.expect("respond");
+    assert_eq!(respond.operands("sm").unwrap()[0].to_string(), "e5");
+    assert!(
+        m.play(respond, true, &["Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"])
+            .is_none()
+    );
+    for peer in [&mut m.a, &mut m.b] {
+        peer.expect_any(&["inform"]);
+        peer.expect("conclude");
+    }
+    m.begin_game();
+    let respond = m.b.expect("respond");
+    assert!(
+        m.play(respond, false, &["f3", "e5", "g4", "Qh4#"])
+            .is_none()
+    );
+    let pgn = m.finish("0-1");
+    assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
+}
+
+#[test]
+fn continue_needs_a_named_journal() {
+    let a = Peer::new();
+    let b = Peer::new();
+    let out = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["serial", &a.path, &b.path, "--continue"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--continue needs the journal's name"), "{err}");
+}
