@@ -112,3 +112,23 @@ fn a_stale_disconnect_waiting_in_the_input_is_ignored() {
     assert_eq!(reply.refreq(), Some("reply"), "{reply}");
     assert!(client.0.try_wait().unwrap().is_none(), "the client left");
 }
+
+/// A referee that opened its port after the client signed on (clearing that sign_on)
+/// says it waits for one with a `fault`: the client signs on again at once, not only
+/// after its 3 s repeat; and a fault is not taken as the referee having heard it.
+#[test]
+fn a_fault_before_the_game_gets_a_sign_on_at_once() {
+    let mut peer = Peer::new();
+    let _client = client(&mut peer, &["--no-checksum"]);
+    peer.send(&format!(
+        "{START} c0 \"argus is waiting for a sign_on on this line, its port a\"; refcom fault;"
+    ));
+    let (at, line) = peer.next_line(Duration::from_secs(2)).expect("a sign_on");
+    assert!(line.contains("refreq sign_on"), "{line}");
+    assert!(at.elapsed() < Duration::from_secs(2));
+    // And it goes on signing on until the referee answers with something else.
+    let (_, line) = peer
+        .next_line(Duration::from_secs(5))
+        .expect("a sign_on again");
+    assert!(line.contains("refreq sign_on"), "{line}");
+}

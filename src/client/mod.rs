@@ -474,7 +474,14 @@ pub fn run(
         for line in lines {
             match driver.framing.receive(&line) {
                 Incoming::Record(rec) => {
-                    heard = true;
+                    // A fault does not say the sign_on arrived (the referee sends one
+                    // to a port it has not heard from): sign on again at once.
+                    if rec.refcom() == Some("fault") && !heard {
+                        driver.sign_on()?;
+                        signed_on_at = Instant::now();
+                    } else {
+                        heard = true;
+                    }
                     if let Next::Disconnect = driver.handle(&rec, arrived)? {
                         return Ok(driver.summary);
                     }
