@@ -27,6 +27,17 @@
 //!   [`Record::from_ascii`], behind [`black_box`]; then each kind alone, a quarter of a
 //!   million times, to show which costs what.
 //!
+//! * **Dead-position check.** After every move the referee asks chasolver's fast check
+//!   whether the position is dead ([`dead::is_dead`]). It is timed alone, on this thread,
+//!   on every position a move of the relay session (and of the engine session, when
+//!   Stockfish is installed) produced: each `respond`'s position with its `sm` played.
+//!   Each position is timed warm, [`DEAD_ROUNDS`] times keeping the fastest run (the
+//!   check is deterministic; the other runs only add the scheduler's noise), and cold,
+//!   once after [`EVICT_BYTES`] of other memory traffic, as between two moves of a match. The figures are set
+//!   against the relay latency: the check is part of that work, and must not show in
+//!   it. Then a few constructed positions of chasolver's own test set on which the fast
+//!   check is slowest, and the full search a flag fall asks for ([`dead::can_mate`]).
+//!
 //! With each session comes its size and wall time, and how many move replies reached
 //! the referee before the report that the respond they answer had drained. On a pty the
 //! reply can overtake the writer thread's drain notice; the referee holds such a reply
@@ -50,12 +61,14 @@ use std::time::{Duration, Instant};
 use argus::client::random::RandomEngine;
 use argus::client::uci::UciEngine;
 use argus::client::{self, ClientOptions, Decision, Engine, EngineError, Limit, Turn};
+use argus::core::dead;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Notice, Port, Referee};
-use argus::epd::Record;
+use argus::epd::{Record, resolve_move};
 use argus::journal::{self, Event, Journal};
 use argus::mediator::{self, Eol, Line, Records, Watcher};
 use argus::transport::pty;
-use shakmaty::Color;
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color, Position};
 
 /// Games of the relay session; eight random games are about 2,500 moves.
 const RELAY_GAMES: u32 = 8;
@@ -82,6 +95,29 @@ const STOCKFISH: &str = "/usr/games/stockfish";
 const ENGINE_GAMES: u32 = 4;
 /// Nodes each engine searches a move in the engine-overhead session.
 const ENGINE_NODES: u64 = 1000;
+
+/// How many times each position's dead-position check is timed (the fastest is kept).
+const DEAD_ROUNDS: usize = 5;
+/// How much other memory is written before each cold dead-position check: twice the
+/// per-core L2 cache of the machines this runs on.
+const EVICT_BYTES: usize = 2 << 20;
+/// Constructed positions of chasolver's test set (its `tests/positions.txt`) on which its
+/// fast check takes longest, all dead: what one check can cost at worst in a position
+/// that play could reach.
+const DEAD_HARD: [&str; 4] = [
+    "kb6/b1p2p1p/1pP5/1P6/8/8/5P1P/5K2 w - -",
+    "kbK5/b1p2p1p/1pPp4/1P1P4/8/8/5P1P/8 w - -",
+    "kb6/b1p2p1p/1pP5/1P6/8/8/5P1P/6K1 w - -",
+    "5k2/p1p5/8/8/8/6p1/P1P3Pp/7K w - -",
+];
+/// Positions for the full search at a flag fall: the side to move's flag falls, and the
+/// search decides whether the other side can mate (chasolver's README position, where
+/// it cannot; a rook walled in by its own pawns; a position where it can).
+const FLAG_POSITIONS: [&str; 3] = [
+    "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - -",
+    "2k5/6p1/6P1/6PK/6P1/6PR/7P/8 b - -",
+    "Bb2kb2/bKp1p1p1/1pP1P1P1/pP6/6P1/P7/8/8 b - -",
+];
 
 /// What the sample records are, in the order of [`SAMPLE_RECORDS`].
 const SAMPLE_KINDS: [&str; 3] = ["respond", "reply + c0", "sign_on + tcsi"];
@@ -180,9 +216,12 @@ fn run() -> Result<(), BoxError> {
     print_session("relay session", &relay);
     print_session("clock session", &charge);
 
+    let mut dead_positions = vec![("relay session", positions_after_moves(&relay.events)?)];
+
     println!();
     if std::path::Path::new(STOCKFISH).exists() {
         let engines = engine_session()?;
+        dead_positions.push(("engine session", positions_after_moves(&engines.events)?));
         let plies = engines.moves() as f64;
         let wall = engines.wall.as_secs_f64() * 1e3 / plies;
         let inside: Duration = engines.players.iter().flat_map(|p| &p.thinks).sum();
@@ -202,6 +241,134 @@ fn run() -> Result<(), BoxError> {
     } else {
         println!("engine session: skipped ({STOCKFISH} is not installed)");
     }
+
+    println!();
+    print_dead_figures(&dead_positions, &relay_latency)?;
+    Ok(())
+}
+
+/// The positions after every move a session relayed: each `respond`'s position with its
+/// `sm` played, the position the referee checked for a dead position.
+fn positions_after_moves(events: &[(usize, Event)]) -> Result<Vec<Chess>, BoxError> {
+    let mut positions = Vec::new();
+    for (line, event) in events {
+        let Event::Tx { text, .. } = event else {
+            continue;
+        };
+        let Ok(rec) = Record::from_ascii(text.as_bytes()) else {
+            continue;
+        };
+        let sm = rec.operands("sm").and_then(|ops| ops.first());
+        let (Some("respond"), Some(sm)) = (rec.refcom(), sm) else {
+            continue;
+        };
+        let mut pos: Chess = rec
+            .position
+            .clone()
+            .into_position(CastlingMode::Standard)
+            .map_err(|e| format!("journal line {line}: {e}"))?;
+        let text = sm.as_move_text().unwrap_or_default();
+        let m = resolve_move(&pos, text).map_err(|e| format!("journal line {line}: {e}"))?;
+        pos.play_unchecked(m);
+        positions.push(pos);
+    }
+    if positions.is_empty() {
+        return Err("a session relayed no move".into());
+    }
+    Ok(positions)
+}
+
+/// Times `f` on each item `rounds` times, keeping the fastest, in microseconds.
+fn fastest_of<T, R>(items: &[T], rounds: usize, f: impl Fn(&T) -> R) -> Vec<f64> {
+    let mut best = vec![f64::INFINITY; items.len()];
+    for _ in 0..rounds {
+        for (item, best) in items.iter().zip(&mut best) {
+            let started = Instant::now();
+            black_box(f(black_box(item)));
+            *best = best.min(started.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    best
+}
+
+/// Times `f` on each item once, after writing over [`EVICT_BYTES`] of other memory, in
+/// microseconds: closer to the check's cost inside the relay, where the transports, the
+/// journal and the threads between two moves have taken the caches.
+fn cold_times<T, R>(items: &[T], f: impl Fn(&T) -> R) -> Vec<f64> {
+    let mut other = vec![0u8; EVICT_BYTES];
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            for byte in other.iter_mut().step_by(64) {
+                *byte = byte.wrapping_add(i as u8);
+            }
+            black_box(&mut other);
+            let started = Instant::now();
+            black_box(f(black_box(item)));
+            started.elapsed().as_secs_f64() * 1e6
+        })
+        .collect()
+}
+
+/// Prints the dead-position check's cost per move, set against the relay latency, and
+/// the cost of the hard positions and of the full search at a flag fall.
+fn print_dead_figures(sessions: &[(&str, Vec<Chess>)], relay: &[f64]) -> Result<(), BoxError> {
+    let mut relay = relay.to_vec();
+    relay.sort_by(f64::total_cmp);
+    let (relay_p50, relay_p99) = (quantile(&relay, 0.50), quantile(&relay, 0.99));
+    println!(
+        "{:<34} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8}   vs relay p50 / p99",
+        "dead check per move (microseconds)", "count", "min", "p50", "p90", "p99", "max"
+    );
+    for (what, positions) in sessions {
+        let warm = fastest_of(positions, DEAD_ROUNDS, dead::is_dead);
+        let cold = cold_times(positions, dead::is_dead);
+        for (how, mut times) in [("warm", warm), ("cold", cold)] {
+            times.sort_by(f64::total_cmp);
+            let (p50, p99) = (quantile(&times, 0.50), quantile(&times, 0.99));
+            println!(
+                "{:<34} {:>7} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1}   {:.1}% / {:.1}%",
+                format!("{what}, {how}"),
+                times.len(),
+                times[0],
+                p50,
+                quantile(&times, 0.90),
+                p99,
+                times[times.len() - 1],
+                p50 / relay_p50 * 100.0,
+                p99 / relay_p99 * 100.0,
+            );
+        }
+    }
+    let parse = |fen: &str| -> Result<Chess, BoxError> {
+        Ok(fen.parse::<Fen>()?.into_position(CastlingMode::Standard)?)
+    };
+    let hard = DEAD_HARD
+        .iter()
+        .map(|fen| parse(fen))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Seconds each, at worst: timed once.
+    let times = fastest_of(&hard, 1, dead::is_dead);
+    let shown: Vec<String> = times.iter().map(|t| format!("{:.0}", t / 1e3)).collect();
+    println!(
+        "dead check, chasolver's hardest constructed positions: {} ms (each)",
+        shown.join(", ")
+    );
+    let flags = FLAG_POSITIONS
+        .iter()
+        .map(|fen| parse(fen))
+        .collect::<Result<Vec<_>, _>>()?;
+    let times = fastest_of(&flags, DEAD_ROUNDS, |p| dead::can_mate(p, !p.turn()));
+    let shown: Vec<String> = flags
+        .iter()
+        .zip(&times)
+        .map(|(p, t)| format!("{:.0} us ({:?})", t, dead::can_mate(p, !p.turn())))
+        .collect();
+    println!(
+        "flag fall, full search (can the other side mate?): {}",
+        shown.join(", ")
+    );
     Ok(())
 }
 

@@ -51,6 +51,24 @@ fn dead_position_is_a_draw_at_once() {
     assert!(pgn.contains("Dead position"), "{pgn}");
 }
 
+#[test]
+fn a_locked_pawn_wall_is_a_dead_position_at_once() {
+    // Material enough to mate on both sides, but after h4 no piece can ever cross the
+    // wall (a position of chasolver's test set, one move before).
+    let (_d, file) = with_openings(&["2b1k3/8/8/1p1p1p1p/1P1P1P2/7P/8/2B1K3 w - -"]);
+    let (mut m, respond) = Match::start(&["--openings", &file]);
+    assert!(m.play(respond, true, &["h4"]).is_none());
+    let pgn = m.finish("1/2-1/2");
+    assert_eq!(tag(&pgn, "Termination").as_deref(), Some("normal"));
+    let words: Vec<&str> = pgn.split_whitespace().collect();
+    assert!(
+        words
+            .join(" ")
+            .contains("{Dead position: neither side can mate} 1/2-1/2"),
+        "{pgn}"
+    );
+}
+
 const SHUFFLE: [&str; 8] = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
 
 #[test]
@@ -208,6 +226,23 @@ fn a_flag_against_a_bare_king_is_a_draw() {
     let pgn = m.finish("1/2-1/2");
     assert_eq!(tag(&pgn, "Termination").as_deref(), Some("time forfeit"));
     assert!(pgn.contains("cannot mate"), "{pgn}");
+}
+
+#[test]
+fn a_flag_behind_a_locked_pawn_wall_is_a_draw() {
+    // White has mating material, and a helpmate, but Black has none: when White's
+    // flag falls, Black cannot mate by any legal sequence (FIDE 6.9).
+    let (_d, file) = with_openings(&["5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - -"]);
+    let (mut m, _respond) = Match::start(&["--openings", &file, "--tc", "1"]);
+    let pgn = m.finish("1/2-1/2");
+    assert_eq!(tag(&pgn, "Termination").as_deref(), Some("time forfeit"));
+    let words: Vec<&str> = pgn.split_whitespace().collect();
+    assert!(
+        words
+            .join(" ")
+            .contains("{White forfeits on time, but Black cannot mate} 1/2-1/2"),
+        "{pgn}"
+    );
 }
 
 #[test]

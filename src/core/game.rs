@@ -1,5 +1,6 @@
 //! One game of chess over shakmaty: legality, canonical SAN, repetition by zobrist hash,
-//! the fifty- and seventy-five-move rules, dead positions, and both clocks.
+//! the fifty- and seventy-five-move rules, dead positions (through [`super::dead`]), and
+//! both clocks.
 //!
 //! The game knows nothing of ports or records; the referee decides who is on move and
 //! when a clock started, and this module keeps the chess and the time accounting exact.
@@ -12,6 +13,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 
 use super::clock::{Clocks, TimeControl};
+use super::dead;
 
 /// The result of a game, as the PGN Result tag writes it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -239,7 +241,7 @@ impl Game {
         if pos.is_stalemate() {
             return draw("Stalemate");
         }
-        if pos.is_insufficient_material() {
+        if dead::is_dead(pos) {
             return draw("Dead position: neither side can mate");
         }
         if self.repetitions() >= 5 {
@@ -254,11 +256,15 @@ impl Game {
         None
     }
 
-    /// The finish when `color`'s flag falls: a loss, or a draw when the opponent has no
-    /// mating material. Records the flag on the clocks.
+    /// The finish when `color`'s flag falls: a loss, or a draw when the opponent cannot
+    /// mate by any legal sequence of moves (FIDE 6.9), as chasolver's full search
+    /// decides; when the search leaves it undecided, a draw only when the opponent has
+    /// no mating material. Records the flag on the clocks.
     pub fn flag(&mut self, color: Color) -> Finish {
         self.clocks.flag(color);
-        if self.pos.has_insufficient_material(!color) {
+        let cannot_mate = dead::can_mate(&self.pos, !color)
+            .map_or_else(|| self.pos.has_insufficient_material(!color), |can| !can);
+        if cannot_mate {
             Finish::new(
                 GameResult::Draw,
                 Termination::TimeForfeit,
@@ -332,6 +338,59 @@ mod tests {
             g.clocks().consumed(Color::White),
             Duration::from_millis(100)
         );
+    }
+
+    fn from(fen: &str, tc: &str) -> Game {
+        let pos: Chess = fen
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        Game::new(pos, &tc.parse().unwrap())
+    }
+
+    #[test]
+    fn a_move_that_locks_the_pawn_wall_ends_the_game_as_dead() {
+        // Before h4, the bishop on c8 can still open the h-file (Bg4, hxg4 hxg4); after
+        // it, no piece of either side can ever cross the wall.
+        let mut g = from("2b1k3/8/8/1p1p1p1p/1P1P1P2/7P/8/2B1K3 w - - 0 40", "60");
+        assert!(g.automatic_end(false).is_none());
+        play_uci(&mut g, "h3h4");
+        let finish = g.automatic_end(false).expect("a dead position");
+        assert_eq!(finish.result, GameResult::Draw);
+        assert_eq!(finish.termination, Termination::Normal);
+        assert_eq!(finish.reason, "Dead position: neither side can mate");
+        assert!(!g.position().is_insufficient_material());
+    }
+
+    #[test]
+    fn a_flag_in_a_blocked_pawn_wall_is_a_draw_when_the_opponent_cannot_mate() {
+        // chasolver's README position (lichess.org/ijyj0mHa): White's flag falls, and
+        // Black cannot mate through the wall, though White could.
+        let mut g = from("5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 60", "60");
+        assert!(g.automatic_end(false).is_none(), "White can still mate");
+        let finish = g.flag(Color::White);
+        assert_eq!(finish.result, GameResult::Draw);
+        assert_eq!(finish.termination, Termination::TimeForfeit);
+        assert_eq!(
+            finish.reason,
+            "White forfeits on time, but Black cannot mate"
+        );
+        // Black's flag there loses: White has a helpmate.
+        let finish = g.flag(Color::Black);
+        assert_eq!(finish.result, GameResult::WhiteWins);
+        assert_eq!(finish.reason, "Black forfeits on time");
+    }
+
+    #[test]
+    fn a_flag_is_a_draw_when_only_the_full_search_proves_the_opponent_cannot_mate() {
+        // From chasolver's test set: White's rook never gets past its own pawns, which
+        // the fast check cannot prove, so the game plays on; the flag is a draw all
+        // the same, where the material rule alone called it a loss.
+        let mut g = from("2k5/6p1/6P1/6PK/6P1/6PR/7P/8 b - - 0 50", "60");
+        assert!(g.automatic_end(false).is_none());
+        assert!(!g.position().has_insufficient_material(Color::White));
+        assert_eq!(g.flag(Color::Black).result, GameResult::Draw);
     }
 
     #[test]

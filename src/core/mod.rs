@@ -8,6 +8,7 @@
 //! IP referee share one implementation.
 
 pub mod clock;
+pub mod dead;
 pub mod game;
 pub mod pgn;
 pub mod referee;

@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use shakmaty::fen::{Epd, Fen};
+use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Port;
@@ -1359,7 +1360,7 @@ impl Referee {
             let finish = cur.game.flag(color);
             return self.finish(finish);
         }
-        let analysis = analysis_text(rec);
+        let analysis = analysis_text(rec, cur.game.position());
         let number = cur.number;
         let played = cur.game.play(m, elapsed, analysis);
         let moved = Notice::Moved {
@@ -1439,8 +1440,9 @@ fn same_position(pos: &Chess, epd: &Epd) -> bool {
 
 /// The mover's analysis from a reply, in the form engine testers read in PGN comments:
 /// the score and depth (`ce`, `acd`) as `+0.35/12`, the time (`acs`) as `1s`, the
-/// nodes (`acn`) as `15400n`, then `pv ...` (or `pm ...`) and the `c0` comment.
-fn analysis_text(rec: &Record) -> Option<String> {
+/// nodes (`acn`) as `15400n`, then `pv ...` (or `pm ...`) in canonical SAN from `pos`,
+/// the reply's position (see [`san_line`]), and the `c0` comment.
+fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
     let first = |op: &str| rec.operands(op).and_then(|o| o.first());
     let int = |op: &str| first(op).and_then(Operand::as_integer);
     let mut parts: Vec<String> = Vec::new();
@@ -1464,9 +1466,15 @@ fn analysis_text(rec: &Record) -> Option<String> {
         parts.push(format!("{nodes}n"));
     }
     let moves = |op: &str| {
-        let ops = rec.operands(op).filter(|o| !o.is_empty())?;
-        let texts: Vec<String> = ops.iter().map(Operand::to_string).collect();
-        Some(format!("{op} {}", texts.join(" ")))
+        // pm has one operand; a second one is not read.
+        let ops = rec.operands(op)?;
+        let ops = if op == "pm" {
+            &ops[..ops.len().min(1)]
+        } else {
+            ops
+        };
+        let sans = san_line(pos, ops);
+        (!sans.is_empty()).then(|| format!("{op} {}", sans.join(" ")))
     };
     if let Some(pv) = moves("pv").or_else(|| moves("pm")) {
         parts.push(pv);
@@ -1475,6 +1483,27 @@ fn analysis_text(rec: &Record) -> Option<String> {
         parts.push(comment.to_string());
     }
     (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// The moves of a `pv` (or the one of a `pm`), played in turn from `pos`, the position
+/// of the record that carries them (EPD spec 6.19 and 6.21), in canonical SAN with
+/// their check and mate marks. Each is read as an `sm` is ([`resolve_move`]: SAN with
+/// or without its marks, `0-0`, `e8Q`, coordinates), and the line stops before the
+/// first move that is unreadable, illegal or ambiguous there: what is kept is always a
+/// legal sequence.
+fn san_line(pos: &Chess, ops: &[Operand]) -> Vec<String> {
+    let mut pos = pos.clone();
+    let mut sans = Vec::new();
+    for op in ops {
+        let Some(text) = op.as_move_text() else {
+            break;
+        };
+        let Ok(m) = resolve_move(&pos, text) else {
+            break;
+        };
+        sans.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+    }
+    sans
 }
 
 fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String {
