@@ -100,8 +100,10 @@ fn a_think_of_1_3_seconds_is_charged_1_3_seconds() {
     let secs: f64 = emt.rsplit(':').next().unwrap().parse().unwrap();
     let charged = Duration::from_secs_f64(secs);
     let diff = charged.abs_diff(think);
+    // The test's own stamp and argus's are taken in two processes: on a loaded 2-core
+    // machine they part by a few tens of milliseconds (19 ms seen), never by a second.
     assert!(
-        diff < Duration::from_millis(15),
+        diff < Duration::from_millis(60),
         "charged {charged:?}, thought {think:?}"
     );
 }
