@@ -165,10 +165,15 @@ fn replay_both_players(extra: &[&str]) -> Vec<(Option<i32>, String)> {
             .arg(p("live.pgn"))
             .arg("--journal")
             .arg(p("live.jsonl"))
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .spawn()
             .unwrap(),
     );
+    // The referee clears its ports when it opens them: the recorded players sign on
+    // after that, as they did in the recording.
+    let mut referee = _referee;
+    common::await_refereeing(&mut referee.0);
+    let _referee = referee;
     let replays: Vec<_> = ["a", "b"]
         .into_iter()
         .map(|side| {
