@@ -389,17 +389,10 @@ fn stop_with(m: &mut Match, signal: i32) {
     }
 }
 
-#[test]
-fn a_stop_is_a_pause_and_the_resume_finishes_the_match() {
-    let (mut m, respond) = Match::start(&["--games", "2"]);
-    let respond = m.play(respond, true, &["e4", "e5"]).unwrap();
-    drop(respond);
-    // A service manager's stop (SIGTERM) while White is thinking.
-    stop_with(&mut m, libc::SIGTERM);
-    assert_eq!(m.referee.pgn_text(), "", "no game ends at a stop");
-    m.referee.resume();
-    // Both are brought back to the game: White to move gets Black's last move as the
-    // sm of its respond.
+/// After a resume of a 2-game match stopped with White to move after 1. e4 e5: both
+/// players are brought back (White gets Black's last move as the sm of its respond),
+/// game 1 goes on to 4. Qxf7# and game 2 is a fool's mate. Returns the PGN.
+fn play_on_after_e4_e5(m: &mut Match) -> String {
     for peer in [&mut m.a, &mut m.b] {
         peer.expect("reset");
         peer.expect("inform");
@@ -428,7 +421,19 @@ fn a_stop_is_a_pause_and_the_resume_finishes_the_match() {
         m.play(respond, false, &["f3", "e5", "g4", "Qh4#"])
             .is_none()
     );
-    let pgn = m.finish("0-1");
+    m.finish("0-1")
+}
+
+#[test]
+fn a_stop_is_a_pause_and_the_resume_finishes_the_match() {
+    let (mut m, respond) = Match::start(&["--games", "2"]);
+    let respond = m.play(respond, true, &["e4", "e5"]).unwrap();
+    drop(respond);
+    // A service manager's stop (SIGTERM) while White is thinking.
+    stop_with(&mut m, libc::SIGTERM);
+    assert_eq!(m.referee.pgn_text(), "", "no game ends at a stop");
+    m.referee.resume();
+    let pgn = play_on_after_e4_e5(&mut m);
     assert_eq!(pgn.matches("[Event ").count(), 2, "every game once: {pgn}");
     assert_eq!(tag(&pgn, "Result").as_deref(), Some("1-0"));
     assert!(pgn.contains("1. e4 ") && pgn.contains(" 2. Qh5 "), "{pgn}");
@@ -677,29 +682,7 @@ fn the_same_command_with_continue_goes_on_after_a_stop() {
         .referee
         .wait_for("exists: going on with its match", Duration::from_secs(10));
     assert!(line.contains("session.jsonl"), "{line}");
-    for peer in [&mut m.a, &mut m.b] {
-        peer.expect("reset");
-        peer.expect("inform");
-        peer.expect("execute");
-    }
-    m.b.expect("execute");
-    let respond = m.a.expect("respond");
-    assert_eq!(respond.operands("sm").unwrap()[0].to_string(), "e5");
-    assert!(
-        m.play(respond, true, &["Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"])
-            .is_none()
-    );
-    for peer in [&mut m.a, &mut m.b] {
-        peer.expect_any(&["inform"]);
-        peer.expect("conclude");
-    }
-    m.begin_game();
-    let respond = m.b.expect("respond");
-    assert!(
-        m.play(respond, false, &["f3", "e5", "g4", "Qh4#"])
-            .is_none()
-    );
-    let pgn = m.finish("0-1");
+    let pgn = play_on_after_e4_e5(&mut m);
     assert_eq!(pgn.matches("[Event ").count(), 2, "{pgn}");
 }
 

@@ -245,19 +245,9 @@ impl Referee {
             cmd.arg("--unattended").stdin(Stdio::null());
         }
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let child = cmd.spawn().expect("argus runs");
-        let mut referee = Referee {
-            child,
-            dir,
-            pgn,
-            journal,
-            tap: None,
-            seen: String::new(),
-        };
         // The referee clears what waits in its ports when it opens them: the players
         // sign on once it has.
-        referee.wait_for("argus: refereeing", Duration::from_secs(10));
-        referee
+        Referee::adopt(cmd.spawn().expect("argus runs"), dir, pgn, journal)
     }
 
     /// A referee started some other way (from an event file, say), writing in `dir`;
@@ -325,16 +315,7 @@ impl Referee {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
         std::thread::sleep(outage);
-        self.child = Command::new(env!("CARGO_BIN_EXE_argus"))
-            .arg("serial")
-            .arg("--resume")
-            .arg(&self.journal)
-            .arg("--unattended")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("argus runs");
+        self.resume();
     }
 
     /// Starts a new referee that goes on from this one's journal (`argus serial
