@@ -903,7 +903,41 @@ fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {
     })
 }
 
+/// How long a client may take to stop its engine and leave after Ctrl-C or a
+/// termination signal before it exits anyway, killing its engines.
+const CLIENT_STOP_LIMIT: Duration = Duration::from_secs(3);
+
+/// The client's controls: Ctrl-C, SIGTERM or SIGHUP fires `stop`, which stops the
+/// engine (even mid-search) and ends the session; should that take longer than
+/// [`CLIENT_STOP_LIMIT`], or at a second signal, the client kills its engines and exits
+/// at once.
+fn client_controls(stop: &client::Stop) -> Result<()> {
+    let stop = stop.clone();
+    ctrlc::set_handler(move || {
+        if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("argus client: interrupted again, exiting now");
+            client::engine_process::kill_all();
+            std::process::exit(130);
+        }
+        eprintln!("argus client: interrupted: stopping the engine and leaving (again to quit now)");
+        stop.fire(client::StopReason::Interrupted);
+        let _ = std::thread::Builder::new()
+            .name("argus-client-watchdog".into())
+            .spawn(|| {
+                std::thread::sleep(CLIENT_STOP_LIMIT);
+                eprintln!("argus client: not stopped after {CLIENT_STOP_LIMIT:?}, exiting now");
+                client::engine_process::kill_all();
+                std::process::exit(130);
+            });
+    })
+    .context("cannot install the interrupt handler")
+}
+
 fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
+    // Before the engine starts: it runs in a process group of its own, which a Ctrl-C
+    // at the terminal does not reach, so the client must end it.
+    let stop = client::Stop::new();
+    client_controls(&stop)?;
     let mut engine = make_engine(&args)?;
     let (duplex, address) = match (&args.port, &args.connect) {
         (_, Some(addr)) => (
@@ -923,7 +957,14 @@ fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
         eol: args.line.eol,
         checksum: !args.no_checksum,
     };
-    let summary = client::run(duplex, engine.as_mut(), &opts)?;
+    let summary = match client::run_until(duplex, engine.as_mut(), &opts, &stop) {
+        Ok(summary) => summary,
+        Err(client::ClientError::Interrupted) => {
+            eprintln!("argus client: interrupted; the engine is stopped");
+            return Ok(ExitCode::from(130));
+        }
+        Err(e) => return Err(e.into()),
+    };
     log::info!(
         "disconnected after {} game(s), {} move(s), {} engine fault(s), {} record(s) lost to noise",
         summary.games,

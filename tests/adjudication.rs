@@ -346,6 +346,12 @@ fn a_player_fault_alerts_and_the_game_goes_on_and_sign_on_resynchronises() {
     let pgn = m.finish("0-1");
     assert!(pgn.contains("Nc6"), "{pgn}");
     m.a.expect_silence(Duration::ZERO);
+    // The referee's console shows the player's reason.
+    let console = m.referee.stdout();
+    assert!(
+        console.contains("the player reports a fault: engine crashed"),
+        "{console}"
+    );
 }
 
 #[test]

@@ -8,7 +8,12 @@
 //! reaped) by [`EngineProcess::kill`] or when the value is dropped.
 //!
 //! On Unix the engine runs in a process group of its own, so that killing it also
-//! kills whatever a wrapper script started.
+//! kills whatever a wrapper script started. (It also means that a Ctrl-C at the
+//! terminal reaches the client, not the engine: the client ends it, with
+//! [`EngineProcess::quit`], or with [`kill_all`] when it must exit at once.)
+//!
+//! Given a [`Stop`] ([`EngineProcess::watch`]), every read ends as soon as the stop
+//! fires, with [`EngineError::Interrupted`].
 //!
 //! Every failure is an [`EngineError`]: [`EngineError::Start`] when the process cannot
 //! be started, [`EngineError::Failed`] when it exits, closes its output, or does not
@@ -17,11 +22,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use super::EngineError;
+use super::stop::Stop;
 
 /// The longest line kept from an engine, in bytes; a longer one is cut into pieces of
 /// this length.
@@ -30,6 +37,42 @@ pub const MAX_LINE_LEN: usize = 64 * 1024;
 /// How long a read that found the output closed waits for the process to exit, so that
 /// the error can carry its exit status.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// How long [`EngineProcess::quit`] waits for an engine to exit after asking it to quit,
+/// before it kills it.
+pub const QUIT_GRACE: Duration = Duration::from_millis(300);
+
+/// The engines running, by process id (each leads its own process group on Unix), for
+/// [`kill_all`].
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Kills every engine this process started and has not yet reaped (with its process
+/// group on Unix), for a client that must exit at once (a second Ctrl-C). Elsewhere
+/// than on Unix it does nothing.
+pub fn kill_all() {
+    let pids = std::mem::take(&mut *running());
+    #[cfg(unix)]
+    for pid in pids {
+        if let Ok(pid) = libc::pid_t::try_from(pid) {
+            // SAFETY: `kill` has no memory-safety preconditions; every pid in the list
+            // leads its own process group and is removed from it before it is reaped.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    drop(pids);
+}
+
+/// Removes `pid` from the engines [`kill_all`] would kill (it is about to be reaped).
+fn forget(pid: u32) {
+    running().retain(|&p| p != pid);
+}
 
 /// A running engine process with line-based input and output.
 ///
@@ -44,6 +87,8 @@ pub struct EngineProcess {
     /// Set once the process was killed or found to have exited.
     status: Option<ExitStatus>,
     killed: bool,
+    /// Ends every read when it fires.
+    stop: Option<Stop>,
 }
 
 impl EngineProcess {
@@ -119,6 +164,7 @@ impl EngineProcess {
             return Err(start_err(format!("cannot start the reader thread: {e}")));
         }
         log::debug!("engine {pid} started: {command}");
+        running().push(pid);
         Ok(EngineProcess {
             command: command.to_string(),
             child,
@@ -126,7 +172,32 @@ impl EngineProcess {
             lines: rx,
             status: None,
             killed: false,
+            stop: None,
         })
+    }
+
+    /// Ends every read (now and later) as soon as `stop` fires, with
+    /// [`EngineError::Interrupted`].
+    pub fn watch(&mut self, stop: &Stop) {
+        self.stop = Some(stop.clone());
+    }
+
+    /// The next line by `deadline`, unless the stop fires first.
+    fn next_line(&self, deadline: Instant) -> Result<String, Wait> {
+        let Some(stop) = &self.stop else {
+            return self.lines.recv_deadline(deadline).map_err(|e| match e {
+                RecvTimeoutError::Timeout => Wait::Timeout,
+                RecvTimeoutError::Disconnected => Wait::Gone,
+            });
+        };
+        if stop.is_set() {
+            return Err(Wait::Stopped);
+        }
+        crossbeam_channel::select! {
+            recv(self.lines) -> line => line.map_err(|_| Wait::Gone),
+            recv(stop.fired()) -> _ => Err(Wait::Stopped),
+            default(deadline.saturating_duration_since(Instant::now())) => Err(Wait::Timeout),
+        }
     }
 
     /// The command line the engine was started with.
@@ -170,10 +241,11 @@ impl EngineProcess {
     /// answer within ...`) or the engine closed its output (`... exited (status)`).
     pub fn recv(&mut self, deadline: Instant) -> Result<String, EngineError> {
         let asked = Instant::now();
-        match self.lines.recv_deadline(deadline) {
+        match self.next_line(deadline) {
             Ok(line) => Ok(line),
-            Err(RecvTimeoutError::Timeout) => Err(self.timeout(asked, deadline)),
-            Err(RecvTimeoutError::Disconnected) => Err(self.gone()),
+            Err(Wait::Timeout) => Err(self.timeout(asked, deadline)),
+            Err(Wait::Gone) => Err(self.gone()),
+            Err(Wait::Stopped) => Err(EngineError::Interrupted),
         }
     }
 
@@ -190,13 +262,58 @@ impl EngineProcess {
     ) -> Result<String, EngineError> {
         let asked = Instant::now();
         loop {
-            match self.lines.recv_deadline(deadline) {
+            match self.next_line(deadline) {
                 Ok(line) if pred(&line) => return Ok(line),
                 Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => return Err(self.timeout(asked, deadline)),
-                Err(RecvTimeoutError::Disconnected) => return Err(self.gone()),
+                Err(Wait::Timeout) => return Err(self.timeout(asked, deadline)),
+                Err(Wait::Gone) => return Err(self.gone()),
+                Err(Wait::Stopped) => return Err(EngineError::Interrupted),
             }
         }
+    }
+
+    /// Ends the engine for good: sends `lines` (such as `stop` and `quit`), closes its
+    /// input, waits up to `grace` for it to exit, and kills it (with its process group)
+    /// when it has not. It never blocks for much longer than `grace`.
+    pub fn quit(&mut self, lines: &[&str], grace: Duration) {
+        if self.killed {
+            return;
+        }
+        if self.status.is_none() {
+            for line in lines {
+                if self.send(line).is_err() {
+                    break;
+                }
+            }
+            self.stdin = None;
+            let until = Instant::now() + grace;
+            loop {
+                match self.child.try_wait() {
+                    Ok(Some(status)) => {
+                        forget(self.child.id());
+                        self.status = Some(status);
+                        log::debug!("engine {} quit ({status})", self.child.id());
+                        break;
+                    }
+                    Ok(None) if Instant::now() < until => {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    Ok(None) => {
+                        log::info!(
+                            "{} did not quit within {:.1} s: killing it",
+                            self.command,
+                            grace.as_secs_f64()
+                        );
+                        break;
+                    }
+                    Err(e) => {
+                        log::warn!("engine {}: wait: {e}", self.child.id());
+                        break;
+                    }
+                }
+            }
+        }
+        self.kill();
     }
 
     /// Kills the engine and reaps it. It never blocks for long and may be called more
@@ -210,6 +327,7 @@ impl EngineProcess {
         self.killed = true;
         if self.status.is_none() {
             if let Ok(Some(status)) = self.child.try_wait() {
+                forget(self.child.id());
                 self.status = Some(status);
             } else {
                 kill_child(&mut self.child);
@@ -238,6 +356,7 @@ impl EngineProcess {
             loop {
                 match self.child.try_wait() {
                     Ok(Some(status)) => {
+                        forget(self.child.id());
                         self.status = Some(status);
                         break;
                     }
@@ -270,8 +389,16 @@ impl std::fmt::Debug for EngineProcess {
     }
 }
 
+/// Why a read found no line.
+enum Wait {
+    Timeout,
+    Gone,
+    Stopped,
+}
+
 /// Kills `child` (with its process group on Unix) and reaps it.
 fn kill_child(child: &mut Child) {
+    forget(child.id());
     #[cfg(unix)]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         // SAFETY: `kill` has no memory-safety preconditions; the child leads its own
@@ -407,6 +534,53 @@ mod tests {
             total += line.len();
         }
         assert_eq!(total, 200_000);
+    }
+
+    #[test]
+    fn a_stop_ends_the_reads_at_once() {
+        let mut p = EngineProcess::spawn("cat").unwrap();
+        let stop = Stop::new();
+        p.watch(&stop);
+        p.send("one").unwrap();
+        assert_eq!(p.recv(soon(5000)).unwrap(), "one");
+        let other = stop.clone();
+        let firing = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            other.fire(super::super::stop::StopReason::Disconnect);
+        });
+        let started = Instant::now();
+        assert!(matches!(
+            p.recv_until(soon(30_000), |_| true),
+            Err(EngineError::Interrupted)
+        ));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        firing.join().unwrap();
+        assert!(matches!(
+            p.recv(soon(30_000)),
+            Err(EngineError::Interrupted)
+        ));
+    }
+
+    #[test]
+    fn quit_lets_an_engine_go_and_kills_one_that_stays() {
+        // An engine that quits when asked.
+        let mut p = EngineProcess::spawn(
+            r#"sh -c "while read -r l; do case $l in quit) exit 7;; esac; done""#,
+        )
+        .unwrap();
+        p.quit(&["stop", "quit"], Duration::from_secs(5));
+        assert_eq!(p.status.and_then(|s| s.code()), Some(7));
+        // One that does not, nor at the end of its input.
+        let mut p = EngineProcess::spawn(r#"sh -c "trap '' INT TERM; sleep 30""#).unwrap();
+        let pid = p.child.id();
+        assert!(running().contains(&pid));
+        let started = Instant::now();
+        p.quit(&["quit"], Duration::from_millis(100));
+        let took = started.elapsed();
+        assert!(took >= Duration::from_millis(100), "{took:?}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        assert!(!running().contains(&pid));
+        assert!(p.send("x").is_err());
     }
 
     #[test]

@@ -125,6 +125,12 @@ impl Framing {
         Incoming::Lost(reason.to_string())
     }
 
+    /// Whether a request to send again is due or outstanding: noise the client reports
+    /// with it.
+    pub(super) fn asking(&self) -> bool {
+        self.wanted.is_some()
+    }
+
     /// The record number to ask for again now, if a request is due: at once after a
     /// loss, then every [`ASK_AGAIN`] until the records come (the request or what it
     /// brought may be lost too).

@@ -3,21 +3,27 @@
 //! `claim` and `resign`.
 //!
 //! The terminal is plain lines in and out, so it works the same in a console, over ssh
-//! and on Windows; the tests drive it through a pty.
+//! and on Windows; the tests drive it through a pty. The keyboard is read on a thread of
+//! its own, so that the client can leave (on `disconnect`, or Ctrl-C) while a person is
+//! still thinking.
 
-use std::io::{BufRead, Write};
+use std::io::{self, BufRead, Write};
+
+use crossbeam_channel::Receiver;
 
 use shakmaty::{Chess, Color, File, Position, Rank, Square};
 
-use super::{Decision, Engine, EngineError, Turn};
+use super::{Decision, Engine, EngineError, Stop, Turn};
 use crate::core::pgn::format_clk;
 use crate::epd::{MoveError, resolve_move};
 
 /// A person typing moves.
 pub struct HumanEngine {
-    input: Box<dyn BufRead + Send>,
+    /// The lines typed; closed at the end of the input.
+    input: Receiver<io::Result<String>>,
     output: Box<dyn Write + Send>,
     name: String,
+    stop: Option<Stop>,
 }
 
 const HELP: &str = "Type a move (e4, Nf3, O-O, e7e8Q or e2e4). Add \"draw\" after a move to \
@@ -29,13 +35,39 @@ impl HumanEngine {
     /// `argus client --engine human`).
     pub fn new(
         name: &str,
-        input: Box<dyn BufRead + Send>,
+        mut input: Box<dyn BufRead + Send>,
         output: Box<dyn Write + Send>,
     ) -> HumanEngine {
+        let (tx, lines) = crossbeam_channel::unbounded();
+        let spawned = std::thread::Builder::new()
+            .name("argus-keyboard".into())
+            .spawn(move || {
+                loop {
+                    let mut line = String::new();
+                    match input.read_line(&mut line) {
+                        Ok(0) => return,
+                        Ok(_) => {
+                            if tx.send(Ok(line)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            // The input reads as closed.
+            log::error!("cannot read the keyboard: {e}");
+        }
         HumanEngine {
-            input,
+            input: lines,
             output,
             name: name.to_string(),
+            stop: None,
         }
     }
 
@@ -49,11 +81,17 @@ impl HumanEngine {
         write!(self.output, "{prompt}")
             .and_then(|()| self.output.flush())
             .map_err(|e| EngineError::Failed(format!("the terminal: {e}")))?;
-        let mut line = String::new();
-        match self.input.read_line(&mut line) {
-            Ok(0) => Err(EngineError::Failed("the terminal closed".into())),
-            Ok(_) => Ok(line.trim().to_string()),
-            Err(e) => Err(EngineError::Failed(format!("the terminal: {e}"))),
+        let stop = self
+            .stop
+            .as_ref()
+            .map_or_else(crossbeam_channel::never, |s| s.fired().clone());
+        crossbeam_channel::select! {
+            recv(self.input) -> line => match line {
+                Ok(Ok(line)) => Ok(line.trim().to_string()),
+                Ok(Err(e)) => Err(EngineError::Failed(format!("the terminal: {e}"))),
+                Err(_) => Err(EngineError::Failed("the terminal closed".into())),
+            },
+            recv(stop) -> _ => Err(EngineError::Interrupted),
         }
     }
 }
@@ -145,6 +183,10 @@ impl Engine for HumanEngine {
     fn game_over(&mut self, result: Option<&str>) {
         let _ = self.say(&format!("The game is over: {}.", result.unwrap_or("*")));
     }
+
+    fn watch(&mut self, stop: &Stop) {
+        self.stop = Some(stop.clone());
+    }
 }
 
 #[cfg(test)]
@@ -216,5 +258,29 @@ mod tests {
             Decision::AcceptDraw
         );
         assert!(human.think(&turn_with(&pos, true)).is_err());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_stop_ends_the_wait_for_the_keyboard() {
+        // A keyboard nobody types on.
+        let (_keep, reader) = std::os::unix::net::UnixStream::pair().unwrap();
+        let mut human = HumanEngine::new(
+            "Ann",
+            Box::new(std::io::BufReader::new(reader)),
+            Box::new(Screen::default()),
+        );
+        let stop = Stop::new();
+        human.watch(&stop);
+        let other = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            other.fire(super::super::StopReason::Interrupted);
+        });
+        let pos = Chess::default();
+        assert!(matches!(
+            human.think(&turn_with(&pos, false)),
+            Err(EngineError::Interrupted)
+        ));
     }
 }

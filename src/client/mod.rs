@@ -2,18 +2,29 @@
 //! game from its records, and answers each `respond` with a `reply`.
 //!
 //! The protocol driver ([`run`]) is the same for every kind of player; what chooses the
-//! move is an [`Engine`]. Today that is the built-in random mover; the adapters for UCI
-//! and CECP engines and for a person at a keyboard implement the same trait.
+//! move is an [`Engine`]: the built-in random mover, the adapters for UCI and CECP
+//! engines, or a person at a keyboard.
+//!
+//! The engine works on a thread of its own while the driver goes on reading the line, so
+//! that a `disconnect` (or a signal, through a [`Stop`]) ends the client at once even
+//! while the engine thinks; the other records that arrive meanwhile are taken in order
+//! once the engine has answered.
 
 pub mod engine_process;
 mod framing;
 pub mod human;
 pub mod random;
+pub mod stop;
 pub mod uci;
 pub mod xboard;
 
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
 
 use shakmaty::fen::Epd;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
@@ -27,6 +38,7 @@ use crate::mediator::Eol;
 use crate::transport::Duplex;
 use crate::transport::lines::{LineSplitter, Piece};
 use framing::{Framing, Incoming};
+pub use stop::{Stop, StopReason};
 
 /// The clocks as the player to move sees them, rebuilt at the adapter from the game's
 /// TimeControl (sent by the referee in `inform`) and the consumed times of `cc`, never
@@ -127,12 +139,16 @@ pub enum EngineError {
     /// first try to cure, by `stop` or `?`).
     #[error("engine: {0}")]
     Timeout(String),
+    /// The client's [`Stop`] fired while the engine was waited for: the client is
+    /// leaving, and the engine is not at fault.
+    #[error("engine: interrupted, the client is leaving")]
+    Interrupted,
 }
 
 /// Something that chooses moves. Adapters for UCI and CECP engines, the person at the
 /// keyboard and the random mover implement it; the protocol driver [`run`] is the same
-/// for all.
-pub trait Engine {
+/// for all. It works on a thread of its own while the driver reads the line.
+pub trait Engine: Send {
     /// The engine's name, for `tcsi`.
     fn name(&self) -> String;
     /// A new game begins.
@@ -159,6 +175,13 @@ pub trait Engine {
     }
     /// The game ended with `result` (`1-0`, `0-1`, `1/2-1/2`, `*`), when known.
     fn game_over(&mut self, _result: Option<&str>) {}
+    /// Hands the engine the client's [`Stop`]: once it fires, every wait of the engine
+    /// (its search above all) ends at once with [`EngineError::Interrupted`].
+    fn watch(&mut self, _stop: &Stop) {}
+    /// Ends the engine for good, quickly, as the client leaves: stops its search, asks
+    /// it to quit, and kills it when it has not quit within
+    /// [`engine_process::QUIT_GRACE`].
+    fn quit(&mut self) {}
 }
 
 /// How the client presents itself.
@@ -209,6 +232,10 @@ pub enum ClientError {
     /// The engine failed and could not be restarted.
     #[error(transparent)]
     Engine(EngineError),
+    /// The client was interrupted (Ctrl-C, SIGTERM, SIGHUP) before the referee said
+    /// `disconnect`; its engine is stopped.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 struct State {
@@ -216,6 +243,9 @@ struct State {
     pos: Chess,
     moves: Vec<Move>,
     time_control: Option<TimeControl>,
+    /// Whether the game's `inform` came after its `reset`: without it the client does
+    /// not know the time control (nor the names).
+    informed: bool,
     result: Option<String>,
     /// The ply number (from the move numbers) of the game's start, set by `reset`.
     first_ply: u32,
@@ -235,6 +265,7 @@ impl State {
             pos: Chess::default(),
             moves: Vec::new(),
             time_control: None,
+            informed: false,
             result: None,
             first_ply: 0,
             own_used: Duration::ZERO,
@@ -276,6 +307,7 @@ impl State {
 
     /// The tags of an `inform`: the time control, and the result once it is known.
     fn inform(&mut self, rec: &Record) {
+        self.informed = true;
         let Some(ops) = rec.operands("ptp") else {
             return;
         };
@@ -392,10 +424,21 @@ pub const STALLED_LINE: Duration = Duration::from_millis(250);
 /// How long a client waits for records it asked for again before it asks once more.
 pub const ASK_AGAIN: Duration = Duration::from_millis(300);
 
+/// The least time between two reports of noise from the referee (`refreq fault` with
+/// "noise from the referee: ..."): a noisy line cannot make the client flood it.
+pub const NOISE_REPORT_EVERY: Duration = Duration::from_secs(1);
+
+/// How often the driver looks at its timers (repeated sign-on, requests to send again).
+const TICK: Duration = Duration::from_millis(50);
+
+/// The longest excerpt of a noisy line quoted in a report.
+const NOISE_EXCERPT: usize = 48;
+
 /// What the driver does after a record.
 enum Next {
     Continue,
-    Disconnect,
+    /// Stop: the referee said `disconnect`, or the [`Stop`] fired.
+    Leave,
 }
 
 /// Signs on and plays until the referee says `disconnect`.
@@ -414,106 +457,193 @@ pub fn run(
     engine: &mut dyn Engine,
     opts: &ClientOptions,
 ) -> Result<ClientSummary, ClientError> {
-    let Duplex {
-        mut reader,
-        mut writer,
-    } = duplex;
+    run_until(duplex, engine, opts, &Stop::new())
+}
+
+/// As [`run`], and also ends when `stop` fires (a signal handler fires it with
+/// [`StopReason::Interrupted`]), even while the engine thinks: the client then tells the
+/// referee with a `refreq fault` and returns [`ClientError::Interrupted`].
+///
+/// However it ends, the engine is ended too ([`Engine::quit`]) before this returns: a
+/// `disconnect` or a stop that comes while the engine thinks stops its search, and the
+/// client is gone within a second.
+///
+/// # Errors
+///
+/// As [`run`]; [`ClientError::Interrupted`] when `stop` fired.
+pub fn run_until(
+    duplex: Duplex,
+    engine: &mut dyn Engine,
+    opts: &ClientOptions,
+    stop: &Stop,
+) -> Result<ClientSummary, ClientError> {
+    let Duplex { reader, mut writer } = duplex;
+    let port = PortReader::spawn(reader).map_err(|source| ClientError::Io {
+        address: opts.address.clone(),
+        source,
+    })?;
+    engine.watch(stop);
+    let name = opts.name.clone().unwrap_or_else(|| engine.name());
     let mut driver = Driver {
-        writer: writer.as_mut(),
         engine,
-        opts,
+        link: Link {
+            writer: writer.as_mut(),
+            opts,
+            framing: Framing::new(opts.checksum),
+            events: port.events.clone(),
+            noise: NoiseReports::default(),
+            last_lost: String::new(),
+        },
+        stop,
+        name,
         state: State::new(),
         summary: ClientSummary::default(),
-        framing: Framing::new(opts.checksum),
         answered: None,
+        heard: false,
+        signed_on_at: Instant::now(),
+        pending: VecDeque::new(),
+        failure: None,
     };
-    driver.sign_on()?;
-    // On a serial line a sign_on sent before the referee opened its port is lost; it is
-    // sent again until the referee is heard from (a repeated sign_on is harmless).
-    let mut signed_on_at = Instant::now();
-    let mut heard = false;
-    let mut splitter = LineSplitter::new();
-    let mut buf = vec![0u8; 4096];
-    let mut last_byte = Instant::now();
-    loop {
-        let mut lines = Vec::new();
-        match reader.read(&mut buf) {
-            Ok(0) => return Err(driver.hung_up()),
-            Ok(n) => {
-                last_byte = Instant::now();
-                splitter.feed(&buf[..n], |p| {
-                    if let Piece::Line(l) = p {
-                        lines.push(l);
-                    }
-                });
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::TimedOut
-                        | io::ErrorKind::WouldBlock
-                        | io::ErrorKind::Interrupted
-                ) =>
-            {
-                if !heard && signed_on_at.elapsed() >= SIGN_ON_AGAIN {
-                    driver.sign_on()?;
-                    signed_on_at = Instant::now();
-                }
-                // A line whose terminator noise changed ends here, as noise.
-                if splitter.has_partial()
-                    && last_byte.elapsed() >= STALLED_LINE
-                    && let Some(Piece::Line(l)) = splitter.take_partial()
-                {
-                    lines.push(l);
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(driver.hung_up()),
-            Err(e) => return Err(driver.io_err(e)),
+    let outcome = driver.session();
+    if let Err(ClientError::Interrupted) = &outcome {
+        // The referee hears why the player goes quiet (profile section 5, `fault`).
+        let why = "argus client interrupted (Ctrl-C or a termination signal): the player leaves";
+        if let Err(e) = driver.link.fault(&driver.state.pos, why) {
+            log::warn!("{e}");
         }
-        let arrived = last_byte;
-        for line in lines {
-            match driver.framing.receive(&line) {
-                Incoming::Record(rec) => {
-                    // A fault does not say the sign_on arrived (the referee sends one
-                    // to a port it has not heard from): sign on again at once.
-                    if rec.refcom() == Some("fault") && !heard {
-                        driver.sign_on()?;
-                        signed_on_at = Instant::now();
-                    } else {
-                        heard = true;
+    }
+    driver.engine.quit();
+    port.close();
+    outcome.map(|()| driver.summary)
+}
+
+/// What the reader thread of the line reports.
+enum PortEvent {
+    /// A line (without its terminator), with the instant its last byte was read.
+    Line(Vec<u8>, Instant),
+    /// The referee hung up.
+    Closed,
+    /// The line failed.
+    Failed(io::Error),
+}
+
+/// The thread that reads the line to the referee, so that the driver can wait for the
+/// line, the engine and a stop at once.
+struct PortReader {
+    events: Receiver<PortEvent>,
+    quit: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl PortReader {
+    fn spawn(mut reader: Box<dyn Read + Send>) -> io::Result<PortReader> {
+        let (tx, events) = crossbeam_channel::unbounded();
+        let quit = Arc::new(AtomicBool::new(false));
+        let done = quit.clone();
+        let thread = std::thread::Builder::new()
+            .name("argus-client-line".into())
+            .spawn(move || {
+                let mut splitter = LineSplitter::new();
+                let mut buf = vec![0u8; 4096];
+                let mut last_byte = Instant::now();
+                while !done.load(Ordering::SeqCst) {
+                    let mut lines = Vec::new();
+                    match reader.read(&mut buf) {
+                        Ok(0) => {
+                            let _ = tx.send(PortEvent::Closed);
+                            return;
+                        }
+                        Ok(n) => {
+                            last_byte = Instant::now();
+                            splitter.feed(&buf[..n], |p| {
+                                if let Piece::Line(l) = p {
+                                    lines.push(l);
+                                }
+                            });
+                        }
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                io::ErrorKind::TimedOut
+                                    | io::ErrorKind::WouldBlock
+                                    | io::ErrorKind::Interrupted
+                            ) =>
+                        {
+                            // A line whose terminator noise changed ends here, as noise.
+                            if splitter.has_partial()
+                                && last_byte.elapsed() >= STALLED_LINE
+                                && let Some(Piece::Line(l)) = splitter.take_partial()
+                            {
+                                lines.push(l);
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                            let _ = tx.send(PortEvent::Closed);
+                            return;
+                        }
+                        Err(e) => {
+                            let _ = tx.send(PortEvent::Failed(e));
+                            return;
+                        }
                     }
-                    if let Next::Disconnect = driver.handle(&rec, arrived)? {
-                        return Ok(driver.summary);
+                    for line in lines {
+                        if tx.send(PortEvent::Line(line, last_byte)).is_err() {
+                            return;
+                        }
                     }
                 }
-                Incoming::Skip => {}
-                Incoming::Again(rec) => {
-                    driver.again(&rec)?;
-                }
-                Incoming::Lost(reason) => {
-                    driver.summary.noise += 1;
-                    log::warn!("noise from the referee: {reason}");
-                }
-            }
+            })?;
+        Ok(PortReader {
+            events,
+            quit,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops the thread (within a read timeout) and waits for it.
+    fn close(mut self) {
+        self.quit.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            log::warn!("the line's reader thread panicked");
         }
-        driver.ask_again()?;
     }
 }
 
-struct Driver<'a> {
-    writer: &'a mut (dyn Write + Send),
-    engine: &'a mut dyn Engine,
-    opts: &'a ClientOptions,
-    state: State,
-    summary: ClientSummary,
-    framing: Framing,
-    /// The last respond answered with a move or a resignation, and the reply: when the
-    /// referee sends the same respond again (the reply was lost to noise), the same
-    /// reply goes again at once, without asking the engine.
-    answered: Option<(String, String)>,
+/// A line from the referee, read through the checksum extension.
+struct Received {
+    what: Incoming,
+    /// When its last byte was read.
+    at: Instant,
+    /// The line as it came, for a report of noise.
+    line: Vec<u8>,
+    /// Noise to report with "noise from the referee": lost, and not reported by a
+    /// request to send again (the checksum extension's `xagain`, a fault with a reason).
+    report: bool,
 }
 
-impl Driver<'_> {
+/// When noise from the referee was last reported, and the noise that came too soon
+/// after to be reported at once: how many lines, and the last of them.
+#[derive(Default)]
+struct NoiseReports {
+    last: Option<Instant>,
+    held: u32,
+    held_what: Option<String>,
+}
+
+/// The client's end of the line: what it writes, and the checksum extension.
+struct Link<'a> {
+    writer: &'a mut (dyn Write + Send),
+    opts: &'a ClientOptions,
+    framing: Framing,
+    events: Receiver<PortEvent>,
+    noise: NoiseReports,
+    /// The last line lost to noise, as a report names it.
+    last_lost: String,
+}
+
+impl Link<'_> {
     fn io_err(&self, source: io::Error) -> ClientError {
         ClientError::Io {
             address: self.opts.address.clone(),
@@ -527,35 +657,127 @@ impl Driver<'_> {
         }
     }
 
+    /// Reads one line from the referee.
+    fn receive(&mut self, line: Vec<u8>, at: Instant) -> Received {
+        let what = self.framing.receive(&line);
+        let mut report = false;
+        if let Incoming::Lost(reason) = &what {
+            self.last_lost = format!("{reason}: {}", excerpt(&line));
+            report = !self.framing.asking();
+        }
+        Received {
+            what,
+            at,
+            line,
+            report,
+        }
+    }
+
     /// Seals and sends a record; returns the line as sent.
     fn send(&mut self, rec: &Record) -> Result<String, ClientError> {
         let line = self.framing.seal(rec.to_string());
-        write_line(self.writer, &line, self.opts.eol).map_err(|e| self.io_err(e))?;
+        self.write(&line)?;
         Ok(line)
     }
 
-    fn sign_on(&mut self) -> Result<(), ClientError> {
-        let name = self.opts.name.clone().unwrap_or_else(|| self.engine.name());
+    /// Writes a line as it is (a reply sent again).
+    fn write(&mut self, line: &str) -> Result<(), ClientError> {
+        write_line(self.writer, line, self.opts.eol).map_err(|e| self.io_err(e))
+    }
+
+    fn sign_on(&mut self, name: &str) -> Result<(), ClientError> {
         let mut sign_on = record(&Chess::default(), "sign_on");
         sign_on.set(
             "tcsi",
             vec![
                 Operand::lossy_string(&self.opts.address),
-                Operand::lossy_string(&name),
+                Operand::lossy_string(name),
             ],
         );
         self.send(&sign_on).map(drop)
     }
 
+    /// Sends `refreq fault` with `why` in `c0`.
+    fn fault(&mut self, pos: &Chess, why: &str) -> Result<(), ClientError> {
+        let mut fault = record(pos, "fault");
+        fault.set("c0", vec![Operand::lossy_string(why)]);
+        self.send(&fault).map(drop)
+    }
+
+    /// Whether a report of noise may go now (and is then taken as sent).
+    fn may_report_noise(&mut self, now: Instant) -> bool {
+        let noise = &mut self.noise;
+        if noise
+            .last
+            .is_some_and(|t| now.duration_since(t) < NOISE_REPORT_EVERY)
+        {
+            return false;
+        }
+        noise.last = Some(now);
+        true
+    }
+
+    /// Shows the referee noise it sent (a line the client cannot read, or a record
+    /// that makes no sense to it): `refreq fault` with "noise from the referee: WHAT",
+    /// at most one every [`NOISE_REPORT_EVERY`]. Noise that comes sooner is held, and
+    /// reported in one record when the time has come ([`Link::held_noise`]).
+    fn report_noise(&mut self, pos: &Chess, what: &str) -> Result<(), ClientError> {
+        if !self.may_report_noise(Instant::now()) {
+            self.hold_noise(what);
+            return Ok(());
+        }
+        let what = format!("noise from the referee: {what}");
+        self.fault(pos, &what)
+    }
+
+    fn hold_noise(&mut self, what: &str) {
+        self.noise.held = self.noise.held.saturating_add(1);
+        self.noise.held_what = Some(what.to_string());
+    }
+
+    /// Reports the noise held back, once [`NOISE_REPORT_EVERY`] has passed since the
+    /// last report: the last noisy line, and how many came with it.
+    fn held_noise(&mut self, pos: &Chess) -> Result<(), ClientError> {
+        if self.noise.held == 0 || !self.may_report_noise(Instant::now()) {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.noise.held);
+        let what = self.noise.held_what.take().unwrap_or_default();
+        let why = if held == 1 {
+            format!("noise from the referee: {what}")
+        } else {
+            format!("noise from the referee: {held} noisy lines, the last: {what}")
+        };
+        self.fault(pos, &why)
+    }
+
+    /// What is due on the line at any moment: a request to send again, held noise.
+    fn timers(&mut self, pos: &Chess) -> Result<(), ClientError> {
+        self.ask_again(pos)?;
+        self.held_noise(pos)
+    }
+
     /// Asks the referee for the records noise took, when a request is due (a `fault`
     /// whose `c0` says why, with `xagain` and the first record number wanted).
-    fn ask_again(&mut self) -> Result<(), ClientError> {
-        let Some(from) = self.framing.ask(Instant::now()) else {
+    fn ask_again(&mut self, pos: &Chess) -> Result<(), ClientError> {
+        let now = Instant::now();
+        let Some(from) = self.framing.ask(now) else {
             return Ok(());
         };
-        let mut fault = record(&self.state.pos, "fault");
+        // A resynchronisation asked for noise on a line the referee does not seal is
+        // the report of that noise, and as such is never sent more often than those: it
+        // is held like them.
+        if from == 0 && !self.may_report_noise(now) {
+            let what = std::mem::take(&mut self.last_lost);
+            self.hold_noise(&what);
+            return Ok(());
+        }
+        let mut fault = record(pos, "fault");
         let why = if from == 0 {
-            "noise on the line: please resynchronise".to_string()
+            format!(
+                "noise from the referee: {}; please resynchronise",
+                std::mem::take(&mut self.last_lost)
+            )
         } else {
             format!("noise on the line: please send again from record {from}")
         };
@@ -564,19 +786,247 @@ impl Driver<'_> {
         log::info!("{why}");
         self.send(&fault).map(drop)
     }
+}
+
+/// A short, printable excerpt of a noisy line, in quotes.
+fn excerpt(line: &[u8]) -> String {
+    let text: String = line
+        .iter()
+        .take(NOISE_EXCERPT)
+        .map(|&b| match b {
+            b' '..=b'~' => char::from(b),
+            _ => '?',
+        })
+        .collect();
+    let more = if line.len() > NOISE_EXCERPT {
+        "..."
+    } else {
+        ""
+    };
+    format!("\"{}{more}\"", text.trim())
+}
+
+/// Shows a `fault` from the referee (it stops, to be resumed later, say): the client
+/// waits on.
+fn show_fault(rec: &Record) {
+    let why = rec
+        .operands("c0")
+        .and_then(|o| o.first())
+        .and_then(Operand::as_str)
+        .unwrap_or("no reason given");
+    log::warn!("the referee reports a fault: {why}; waiting for it");
+}
+
+struct Driver<'a> {
+    engine: &'a mut dyn Engine,
+    link: Link<'a>,
+    stop: &'a Stop,
+    /// The name the client signs on with.
+    name: String,
+    state: State,
+    summary: ClientSummary,
+    /// The last respond answered with a move or a resignation, and the reply: when the
+    /// referee sends the same respond again (the reply was lost to noise), the same
+    /// reply goes again at once, without asking the engine.
+    answered: Option<(String, String)>,
+    /// Whether a record came from the referee (until then the client signs on again
+    /// now and then).
+    heard: bool,
+    /// When the client last signed on.
+    signed_on_at: Instant,
+    /// Lines that came while the engine was busy, to be taken in order.
+    pending: VecDeque<Received>,
+    /// What ended the session while the engine was busy (the line failed).
+    failure: Option<ClientError>,
+}
+
+impl Driver<'_> {
+    /// Signs on and plays until the referee says `disconnect` or the stop fires.
+    fn session(&mut self) -> Result<(), ClientError> {
+        if let Some(reason) = self.stop.reason() {
+            return self.leave(reason);
+        }
+        // On a serial line a sign_on sent before the referee opened its port is lost;
+        // it is sent again until the referee is heard from (a repeated sign_on is
+        // harmless).
+        self.sign_on()?;
+        loop {
+            while !self.stop.is_set()
+                && let Some(received) = self.pending.pop_front()
+            {
+                if let Next::Leave = self.take(received)? {
+                    break;
+                }
+            }
+            if let Some(reason) = self.stop.reason() {
+                return self.leave(reason);
+            }
+            let mut received = None;
+            crossbeam_channel::select! {
+                recv(self.link.events) -> event => match event {
+                    Ok(PortEvent::Line(line, at)) => received = Some(self.link.receive(line, at)),
+                    Ok(PortEvent::Closed) | Err(_) => return Err(self.link.hung_up()),
+                    Ok(PortEvent::Failed(e)) => return Err(self.link.io_err(e)),
+                },
+                recv(self.stop.fired()) -> _ => {}
+                default(TICK) => {}
+            }
+            if let Some(received) = received
+                && let Next::Leave = self.take(received)?
+            {
+                continue;
+            }
+            if !self.heard && self.signed_on_at.elapsed() >= SIGN_ON_AGAIN {
+                self.sign_on()?;
+            }
+            self.link.timers(&self.state.pos)?;
+        }
+    }
+
+    /// How the session ends once the stop fired.
+    fn leave(&mut self, reason: StopReason) -> Result<(), ClientError> {
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        match reason {
+            StopReason::Disconnect => Ok(()),
+            StopReason::Interrupted => Err(ClientError::Interrupted),
+            StopReason::LineLost => Err(self.link.hung_up()),
+        }
+    }
+
+    fn sign_on(&mut self) -> Result<(), ClientError> {
+        self.signed_on_at = Instant::now();
+        self.link.sign_on(&self.name)
+    }
+
+    /// Acts on a line from the referee.
+    fn take(&mut self, received: Received) -> Result<Next, ClientError> {
+        match received.what {
+            Incoming::Record(rec) => {
+                // A fault does not say the sign_on arrived (the referee sends one to a
+                // port it has not heard from): sign on again at once.
+                if rec.refcom() == Some("fault") && !self.heard {
+                    self.sign_on()?;
+                } else {
+                    self.heard = true;
+                }
+                self.handle(&rec, received.at)
+            }
+            Incoming::Skip => Ok(Next::Continue),
+            Incoming::Again(rec) => {
+                self.again(&rec)?;
+                Ok(Next::Continue)
+            }
+            Incoming::Lost(reason) => {
+                self.summary.noise += 1;
+                log::warn!("noise from the referee: {reason}");
+                // With the checksum extension in use, the request to send again (a
+                // fault with a reason) is the report.
+                if received.report {
+                    let what = format!("{reason}: {}", excerpt(&received.line));
+                    self.link.report_noise(&self.state.pos, &what)?;
+                }
+                Ok(Next::Continue)
+            }
+        }
+    }
+
+    /// Runs `call` on the engine on a thread of its own, and reads the line meanwhile:
+    /// what comes is kept to be taken in order afterwards, except that a `fault` is
+    /// shown at once and a `disconnect` fires the stop, which ends the engine's waits.
+    /// The line failing fires it too.
+    fn engine_call<T: Send>(
+        &mut self,
+        call: impl FnOnce(&mut dyn Engine, &State) -> T + Send,
+    ) -> T {
+        let Driver {
+            engine,
+            link,
+            stop,
+            state,
+            pending,
+            failure,
+            ..
+        } = self;
+        let engine: &mut dyn Engine = &mut **engine;
+        let state: &State = state;
+        std::thread::scope(|scope| {
+            let (tx, done) = crossbeam_channel::bounded(1);
+            let worker = scope.spawn(move || {
+                let _ = tx.send(call(engine, state));
+            });
+            let answer = loop {
+                let events = if failure.is_some() {
+                    crossbeam_channel::never()
+                } else {
+                    link.events.clone()
+                };
+                crossbeam_channel::select! {
+                    recv(done) -> answer => break answer.ok(),
+                    recv(events) -> event => match event {
+                        Ok(PortEvent::Line(line, at)) => {
+                            let received = link.receive(line, at);
+                            match &received.what {
+                                Incoming::Record(rec) if rec.refcom() == Some("fault") => {
+                                    show_fault(rec);
+                                }
+                                Incoming::Record(rec) if rec.refcom() == Some("disconnect") => {
+                                    log::info!("disconnect while the engine is busy: stopping it");
+                                    stop.fire(StopReason::Disconnect);
+                                    pending.push_back(received);
+                                }
+                                _ => pending.push_back(received),
+                            }
+                        }
+                        Ok(PortEvent::Closed) | Err(_) => {
+                            *failure = Some(link.hung_up());
+                            stop.fire(StopReason::LineLost);
+                        }
+                        Ok(PortEvent::Failed(e)) => {
+                            *failure = Some(link.io_err(e));
+                            stop.fire(StopReason::LineLost);
+                        }
+                    },
+                    default(TICK) => {}
+                }
+                if failure.is_none()
+                    && let Err(e) = link.timers(&state.pos)
+                {
+                    *failure = Some(e);
+                    stop.fire(StopReason::LineLost);
+                }
+            };
+            match (answer, worker.join()) {
+                (Some(answer), _) => answer,
+                (None, Err(panic)) => std::panic::resume_unwind(panic),
+                (None, Ok(())) => panic!("the engine's thread ended without an answer"),
+            }
+        })
+    }
 
     /// Reports the engine's failure to the referee, restarts the engine and signs on
     /// again; the referee then resynchronises this client.
-    fn recover(&mut self, error: &EngineError) -> Result<(), ClientError> {
+    fn recover(&mut self, error: &EngineError) -> Result<Next, ClientError> {
+        if self.stop.is_set() {
+            // The engine was stopped: the client is leaving.
+            return Ok(Next::Leave);
+        }
         log::error!("{error}; restarting the engine");
-        let mut fault = record(&self.state.pos, "fault");
-        fault.set("c0", vec![Operand::lossy_string(&error.to_string())]);
-        self.send(&fault)?;
+        self.link.fault(&self.state.pos, &error.to_string())?;
         self.summary.faults += 1;
-        if let Err(e) = self.engine.restart() {
+        let restarted = self.engine_call(|engine, _| engine.restart());
+        if self.stop.is_set() {
+            return Ok(Next::Leave);
+        }
+        if let Err(e) = restarted {
             return Err(ClientError::Engine(e));
         }
-        self.sign_on()
+        if self.link.opts.name.is_none() {
+            self.name = self.engine.name();
+        }
+        self.sign_on()?;
+        Ok(Next::Continue)
     }
 
     /// Acts on a record that arrived at `arrived`.
@@ -593,11 +1043,13 @@ impl Driver<'_> {
                 state.first_ply = ply(&state.pos);
                 self.state = state;
                 self.answered = None;
-                if let Err(e) = self.engine.new_game() {
-                    self.recover(&e)?;
+                if let Err(e) = self.engine_call(|engine, _| engine.new_game()) {
+                    return self.recover(&e);
                 }
             }
-            Some("inform") => self.state.inform(rec),
+            Some("inform") => {
+                self.state.inform(rec);
+            }
             Some("execute") => {
                 if let Err(why) = self.state.follow(rec) {
                     return self.unreconciled(&why);
@@ -609,11 +1061,15 @@ impl Driver<'_> {
                 if self.again(rec)? {
                     return Ok(Next::Continue);
                 }
+                if !self.state.informed {
+                    return self.missed_inform();
+                }
                 if let Err(why) = self.state.follow(rec) {
                     return self.unreconciled(&why);
                 }
-                self.respond(rec)?;
+                let next = self.respond(rec)?;
                 self.state.own_used += arrived.elapsed();
+                return Ok(next);
             }
             Some("conclude") => {
                 self.summary.games += 1;
@@ -622,18 +1078,43 @@ impl Driver<'_> {
                 self.engine.game_over(result.as_deref());
                 log::info!("game concluded: {}", result.as_deref().unwrap_or("*"));
             }
-            Some("fault") => {
-                let why = rec
-                    .operands("c0")
-                    .and_then(|o| o.first())
-                    .and_then(Operand::as_str)
-                    .unwrap_or("no reason given");
-                log::warn!("the referee reports a fault: {why}");
+            Some("fault") => show_fault(rec),
+            Some("disconnect") => {
+                self.stop.fire(StopReason::Disconnect);
+                return Ok(Next::Leave);
             }
-            Some("disconnect") => return Ok(Next::Disconnect),
-            Some(other) => log::warn!("unknown refcom {other}"),
-            None => log::warn!("a record without refcom from the referee"),
+            Some(other) => {
+                log::warn!("unknown refcom {other}");
+                let what = format!("unknown refcom {}", excerpt(other.as_bytes()));
+                self.link.report_noise(&self.state.pos, &what)?;
+            }
+            None if rec.refreq().is_some() => {
+                // A player's record on the referee's line: an echo, which must not be
+                // answered (the answer would echo too).
+                log::warn!("a record with refreq from the referee (an echo?): {rec}");
+            }
+            None => {
+                log::warn!("a record without refcom from the referee");
+                self.link
+                    .report_noise(&self.state.pos, "a record without refcom")?;
+            }
         }
+        Ok(Next::Continue)
+    }
+
+    /// A respond came while the client does not know the game's time control: the
+    /// game's `inform` was lost. The client never plays on a time control of its own
+    /// making: it signs on again, and the referee resynchronises it (reset, inform, the
+    /// moves, the respond). With the checksum extension in use, the gap in the record
+    /// numbers has already brought the inform again.
+    fn missed_inform(&mut self) -> Result<Next, ClientError> {
+        log::warn!(
+            "a respond, but no inform since the reset: the time control is unknown; \
+             signing on again to be resynchronised"
+        );
+        self.summary.noise += 1;
+        self.answered = None;
+        self.sign_on()?;
         Ok(Next::Continue)
     }
 
@@ -649,33 +1130,40 @@ impl Driver<'_> {
         }
         let reply = reply.clone();
         log::info!("the referee asks again; the same reply goes again");
-        write_line(self.writer, &reply, self.opts.eol).map_err(|e| self.io_err(e))?;
+        self.link.write(&reply)?;
         Ok(true)
     }
 
     /// A well-formed record from the referee that the client cannot reconcile with the
     /// game (an impossible position, a move that does not fit it): it is dropped, never
-    /// answered from another board, and the client signs on again to be resynchronised
-    /// (profile section 5, the `fault` row).
+    /// answered from another board; the client shows the referee what came and signs
+    /// on again to be resynchronised (profile section 5, the `fault` row).
     fn unreconciled(&mut self, why: &str) -> Result<Next, ClientError> {
         log::warn!("the referee sent {why}; signing on again to be resynchronised");
         self.summary.noise += 1;
         self.answered = None;
+        self.link.report_noise(&self.state.pos, why)?;
         self.sign_on()?;
         Ok(Next::Continue)
     }
 
     /// Answers a respond.
-    fn respond(&mut self, rec: &Record) -> Result<(), ClientError> {
-        let state = &self.state;
-        let turn = Turn {
-            position: &state.pos,
-            start: &state.start,
-            moves: &state.moves,
-            clocks: state.clocks(rec),
-            draw_offered: rec.has("draw_offer"),
-        };
-        let decision = match self.engine.think(&turn) {
+    fn respond(&mut self, rec: &Record) -> Result<Next, ClientError> {
+        let clocks = self.state.clocks(rec);
+        let draw_offered = rec.has("draw_offer");
+        let thought = self.engine_call(move |engine, state| {
+            engine.think(&Turn {
+                position: &state.pos,
+                start: &state.start,
+                moves: &state.moves,
+                clocks,
+                draw_offered,
+            })
+        });
+        if self.stop.is_set() {
+            return Ok(Next::Leave);
+        }
+        let decision = match thought {
             Ok(decision) => decision,
             Err(e) => return self.recover(&e),
         };
@@ -710,10 +1198,10 @@ impl Driver<'_> {
             Decision::AcceptDraw => reply.set("draw_accept", vec![]),
             Decision::ClaimDraw => reply.set("draw_claim", vec![]),
         }
-        let line = self.send(&reply)?;
+        let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one
         // without (an accept or claim the referee may refuse) is asked anew.
         self.answered = (reply.has("sm") || reply.has("resign")).then(|| (rec.to_string(), line));
-        Ok(())
+        Ok(Next::Continue)
     }
 }

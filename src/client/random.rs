@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use shakmaty::Position;
 
-use super::{Decision, Engine, EngineError, Turn};
+use super::{Decision, Engine, EngineError, Stop, Turn};
 
 /// Plays a uniformly random legal move.
 pub struct RandomEngine {
     rng: fastrand::Rng,
     think: Duration,
+    stop: Option<Stop>,
 }
 
 impl RandomEngine {
@@ -19,6 +20,7 @@ impl RandomEngine {
         RandomEngine {
             rng: fastrand::Rng::with_seed(seed),
             think,
+            stop: None,
         }
     }
 }
@@ -30,7 +32,11 @@ impl Engine for RandomEngine {
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
         if !self.think.is_zero() {
-            std::thread::sleep(self.think);
+            match &self.stop {
+                Some(stop) if stop.sleep(self.think) => return Err(EngineError::Interrupted),
+                Some(_) => {}
+                None => std::thread::sleep(self.think),
+            }
         }
         let moves = turn.position.legal_moves();
         if moves.is_empty() {
@@ -43,5 +49,9 @@ impl Engine for RandomEngine {
             claim_draw: false,
             analysis: Vec::new(),
         })
+    }
+
+    fn watch(&mut self, stop: &Stop) {
+        self.stop = Some(stop.clone());
     }
 }

@@ -9,8 +9,14 @@
 //!
 //! Every wait for the engine has a deadline (see [`UciTimeouts`]); an engine that
 //! crashes, stalls or answers nonsense makes [`Engine::think`] fail, and the protocol
-//! driver reports a fault and restarts it. UCI has no draw offers: a pending offer is
+//! driver reports a fault and restarts it. Every wait also ends when the client's
+//! [`Stop`] fires, and [`Engine::quit`] sends `stop` and `quit` and kills an engine that
+//! has not quit within [`QUIT_GRACE`]. UCI has no draw offers: a pending offer is
 //! declined by moving.
+//!
+//! No time control makes the adapter send `go infinite` (the engine would never move
+//! by itself): an untimed game (TimeControl `-`) or an unknown time control gets
+//! `go movetime` [`DEFAULT_MOVETIME`].
 
 use std::time::{Duration, Instant};
 
@@ -19,8 +25,8 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
-use super::engine_process::EngineProcess;
-use super::{Decision, Engine, EngineError, Limit, Turn, TurnClocks};
+use super::engine_process::{EngineProcess, QUIT_GRACE};
+use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
 use crate::epd::Operand;
 
 /// The search time used when the game is untimed (or its time control unknown) and no
@@ -71,6 +77,8 @@ pub struct UciEngine {
     process: Option<EngineProcess>,
     /// The engine's `id name`, or its command when it gave none.
     name: String,
+    /// The client's stop, which ends every wait for the engine.
+    stop: Option<Stop>,
 }
 
 impl UciEngine {
@@ -109,6 +117,7 @@ impl UciEngine {
             timeouts,
             process: None,
             name: command.to_string(),
+            stop: None,
         };
         engine.launch()?;
         Ok(engine)
@@ -117,16 +126,20 @@ impl UciEngine {
     /// Spawns the engine and shakes hands with it.
     fn launch(&mut self) -> Result<(), EngineError> {
         let mut process = EngineProcess::spawn(&self.command)?;
-        let name =
-            handshake(&mut process, &self.options, self.timeouts.handshake).map_err(|e| {
-                EngineError::Start {
+        if let Some(stop) = &self.stop {
+            process.watch(stop);
+        }
+        let name = handshake(&mut process, &self.options, self.timeouts.handshake).map_err(
+            |e| match e {
+                EngineError::Interrupted => EngineError::Interrupted,
+                EngineError::Failed(reason)
+                | EngineError::Timeout(reason)
+                | EngineError::Start { reason, .. } => EngineError::Start {
                     command: self.command.clone(),
-                    reason: match e {
-                        EngineError::Failed(reason) | EngineError::Timeout(reason) => reason,
-                        EngineError::Start { reason, .. } => reason,
-                    },
-                }
-            })?;
+                    reason,
+                },
+            },
+        )?;
         if let Some(name) = name {
             self.name = name;
         }
@@ -295,6 +308,19 @@ impl Engine for UciEngine {
             self.name,
             result.unwrap_or("*")
         );
+    }
+
+    fn watch(&mut self, stop: &Stop) {
+        self.stop = Some(stop.clone());
+        if let Some(process) = self.process.as_mut() {
+            process.watch(stop);
+        }
+    }
+
+    fn quit(&mut self) {
+        if let Some(process) = self.process.as_mut() {
+            process.quit(&["stop", "quit"], QUIT_GRACE);
+        }
     }
 }
 

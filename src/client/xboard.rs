@@ -41,6 +41,9 @@
 //!
 //! The adapter never sends signals: an engine that wants SIGINT to notice `?` while it
 //! thinks (Fairy-Max reads no input during a search) is only stopped by its own clock.
+//! When the client leaves ([`Engine::quit`]) the engine gets `?` and `quit`, and is
+//! killed when it has not quit within [`QUIT_GRACE`]; every wait for it ends as soon as
+//! the client's [`Stop`] fires.
 
 use std::time::{Duration, Instant};
 
@@ -48,8 +51,8 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
-use super::engine_process::EngineProcess;
-use super::{Decision, Engine, EngineError, Limit, Turn, TurnClocks};
+use super::engine_process::{EngineProcess, QUIT_GRACE};
+use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
 use crate::epd::{Operand, resolve_move};
 
 /// The features the adapter understands (and so accepts); it rejects any other, as the
@@ -199,6 +202,8 @@ pub struct XboardEngine {
     features: Features,
     /// The number of the last `ping` sent.
     pings: u32,
+    /// The client's stop, which ends every wait for the engine.
+    stop: Option<Stop>,
 }
 
 /// One line of the engine's output, as far as the adapter cares.
@@ -306,7 +311,21 @@ impl XboardEngine {
         limit: Option<Limit>,
         timing: Timing,
     ) -> Result<XboardEngine, EngineError> {
-        let process = EngineProcess::spawn(command)?;
+        XboardEngine::launch(command, options, limit, timing, None)
+    }
+
+    /// Starts the engine, its waits ended by `stop`, and negotiates the protocol.
+    fn launch(
+        command: &str,
+        options: &[(String, String)],
+        limit: Option<Limit>,
+        timing: Timing,
+        stop: Option<Stop>,
+    ) -> Result<XboardEngine, EngineError> {
+        let mut process = EngineProcess::spawn(command)?;
+        if let Some(stop) = &stop {
+            process.watch(stop);
+        }
         let mut engine = XboardEngine {
             process,
             command: command.to_string(),
@@ -315,13 +334,14 @@ impl XboardEngine {
             timing,
             features: Features::default(),
             pings: 0,
+            stop,
         };
         engine.handshake().map_err(|e| match e {
             EngineError::Failed(reason) | EngineError::Timeout(reason) => EngineError::Start {
                 command: command.to_string(),
                 reason,
             },
-            start @ EngineError::Start { .. } => start,
+            other @ (EngineError::Start { .. } | EngineError::Interrupted) => other,
         })?;
         Ok(engine)
     }
@@ -803,10 +823,24 @@ impl Engine for XboardEngine {
 
     fn restart(&mut self) -> Result<(), EngineError> {
         self.process.kill();
-        let fresh =
-            XboardEngine::start_with(&self.command, &self.options, self.limit, self.timing)?;
+        let fresh = XboardEngine::launch(
+            &self.command,
+            &self.options,
+            self.limit,
+            self.timing,
+            self.stop.clone(),
+        )?;
         *self = fresh;
         Ok(())
+    }
+
+    fn watch(&mut self, stop: &Stop) {
+        self.stop = Some(stop.clone());
+        self.process.watch(stop);
+    }
+
+    fn quit(&mut self) {
+        self.process.quit(&["?", "quit"], QUIT_GRACE);
     }
 
     fn game_over(&mut self, result: Option<&str>) {

@@ -642,3 +642,109 @@ pub fn simulated_line(dir: &Path, name: &str, baud: &str, noise: &str, seed: &st
     std::thread::sleep(Duration::from_millis(200));
     vec![first, second, wire]
 }
+
+/// A fake UCI engine (a shell script in `dir`) that writes every line it gets to
+/// `<dir>/<name>.log`, answers the handshake, and on `go` runs `on_go` (a shell command:
+/// `echo "bestmove e2e4"` to move at once, `:` to search until it is stopped). On
+/// `stop` it runs `on_stop`, on `quit` `on_quit` (`exit 0`, or `sleep 600` for an engine
+/// that never quits). Returns the command line for `--engine uci:...` and the log's path.
+pub fn fake_uci(
+    dir: &Path,
+    name: &str,
+    on_go: &str,
+    on_stop: &str,
+    on_quit: &str,
+) -> (String, PathBuf) {
+    let log = dir.join(format!("{name}.log"));
+    let script = dir.join(format!("{name}.sh"));
+    std::fs::write(
+        &script,
+        format!(
+            "while IFS= read -r line; do\n\
+             printf '%s\\n' \"$line\" >> '{log}'\n\
+             case \"$line\" in\n\
+             uci) echo 'id name Fake {name}'; echo uciok;;\n\
+             isready) echo readyok;;\n\
+             go*) {on_go};;\n\
+             stop) {on_stop};;\n\
+             quit) {on_quit};;\n\
+             esac\n\
+             done\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    (format!("sh {}", script.display()), log)
+}
+
+/// The processes whose parent is `pid`, as (pid, command line).
+#[cfg(target_os = "linux")]
+pub fn children_of(pid: u32) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Some(stat) = proc_stat(child) else {
+            continue;
+        };
+        if stat.ppid == pid {
+            let cmdline = std::fs::read(format!("/proc/{child}/cmdline"))
+                .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+                .unwrap_or_default();
+            found.push((child, cmdline));
+        }
+    }
+    found
+}
+
+/// What `/proc/PID/stat` says of a process.
+#[cfg(target_os = "linux")]
+pub struct ProcStat {
+    pub state: char,
+    pub ppid: u32,
+    pub pgrp: u32,
+}
+
+/// The state, parent and process group of `pid`, when it exists.
+#[cfg(target_os = "linux")]
+pub fn proc_stat(pid: u32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold blanks.
+    let rest = &text[text.rfind(')')? + 2..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some(ProcStat { state, ppid, pgrp })
+}
+
+/// The live (not zombie) processes of the process group `pgrp`.
+#[cfg(target_os = "linux")]
+pub fn live_group(pgrp: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|&pid| proc_stat(pid).is_some_and(|s| s.pgrp == pgrp && s.state != 'Z'))
+        .collect()
+}
+
+/// Process groups killed (SIGKILL) when dropped: engines a failing test would otherwise
+/// leave running.
+#[cfg(unix)]
+pub struct GroupKiller(pub Vec<u32>);
+
+#[cfg(unix)]
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        for &pgrp in &self.0 {
+            if let Ok(pgrp) = libc::pid_t::try_from(pgrp) {
+                // SAFETY: kill has no memory-safety preconditions.
+                unsafe {
+                    libc::kill(-pgrp, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Stopping a client at once. The referee's `disconnect`, a signal (Ctrl-C, SIGTERM,
+//! SIGHUP) or the loss of the line ends the client even while its engine thinks: the
+//! protocol driver, the engine's waits and the signal handler share one [`Stop`], and
+//! every wait of an engine adapter ends as soon as it fires.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+/// Why a client stops.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The referee said `disconnect`.
+    Disconnect,
+    /// The user or the system asked the client to stop (Ctrl-C, SIGTERM, SIGHUP).
+    Interrupted,
+    /// The line to the referee failed or closed.
+    LineLost,
+}
+
+/// A request to stop, shared between threads; it fires once and stays fired.
+#[derive(Clone, Debug)]
+pub struct Stop {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    reason: Mutex<Option<StopReason>>,
+    /// Dropped when the stop fires, which wakes every wait on `fired`.
+    sender: Mutex<Option<Sender<()>>>,
+    fired: Receiver<()>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Default for Stop {
+    fn default() -> Stop {
+        Stop::new()
+    }
+}
+
+impl Stop {
+    /// A stop that has not fired.
+    pub fn new() -> Stop {
+        let (sender, fired) = crossbeam_channel::bounded(0);
+        Stop {
+            inner: Arc::new(Inner {
+                reason: Mutex::new(None),
+                sender: Mutex::new(Some(sender)),
+                fired,
+            }),
+        }
+    }
+
+    /// Fires the stop. The first reason given is kept.
+    pub fn fire(&self, reason: StopReason) {
+        lock(&self.inner.reason).get_or_insert(reason);
+        lock(&self.inner.sender).take();
+    }
+
+    /// Why it fired, if it did.
+    pub fn reason(&self) -> Option<StopReason> {
+        *lock(&self.inner.reason)
+    }
+
+    /// Whether it fired.
+    pub fn is_set(&self) -> bool {
+        self.reason().is_some()
+    }
+
+    /// A channel that never carries a value and is closed once the stop fires: a
+    /// `select!` on it wakes when the stop fires.
+    pub fn fired(&self) -> &Receiver<()> {
+        &self.inner.fired
+    }
+
+    /// Sleeps for `wait`, or until the stop fires; returns whether it fired.
+    pub fn sleep(&self, wait: Duration) -> bool {
+        !matches!(
+            self.inner.fired.recv_timeout(wait),
+            Err(RecvTimeoutError::Timeout)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    fn fires_once_and_wakes_every_wait() {
+        let stop = Stop::new();
+        assert!(!stop.is_set());
+        assert!(!stop.sleep(Duration::from_millis(10)));
+        let other = stop.clone();
+        let waiter = std::thread::spawn(move || other.sleep(Duration::from_secs(30)));
+        std::thread::sleep(Duration::from_millis(20));
+        let started = Instant::now();
+        stop.fire(StopReason::Disconnect);
+        assert!(waiter.join().unwrap());
+        assert!(started.elapsed() < Duration::from_secs(1));
+        stop.fire(StopReason::Interrupted);
+        assert_eq!(stop.reason(), Some(StopReason::Disconnect));
+        assert!(stop.sleep(Duration::from_secs(30)));
+        assert!(stop.fired().recv().is_err());
+    }
+}
