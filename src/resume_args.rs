@@ -23,7 +23,9 @@ use argus::core::{DrawRule, IllegalRule, MatchConfig};
 use argus::journal::Rebuilt;
 use argus::transport::serial::{ParityName, SerialSettings};
 
-use super::{DrawRuleArg, IllegalArg, SerialArgs, eol_name, read_openings};
+use argus::cli::{DrawRuleArg, IllegalArg, SerialArgs};
+
+use super::{eol_name, read_openings};
 
 /// The options of `argus serial` typed on the command line, by their clap ids.
 #[derive(Debug, Default)]
@@ -512,8 +514,9 @@ fn absolute(path: &Path) -> PathBuf {
 mod tests {
     use clap::CommandFactory;
 
+    use argus::cli::Cli;
+
     use super::Given;
-    use crate::Cli;
 
     fn given(args: &[&str]) -> Vec<String> {
         let matches = Cli::command()
