@@ -28,10 +28,10 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::core::clock::TimeControl;
-use crate::core::{DrawRule, IllegalRule};
+use crate::core::{DrawRule, IllegalRule, WireTiming};
 use crate::epd::Record;
 use crate::mediator::Eol;
-use crate::transport::serial::{FlowName, ParityName, SerialSettings};
+use crate::transport::serial::{self, FlowName, ParityName, SerialSettings};
 
 /// The longest reset or conclude delay accepted, in seconds (a day), as on the command
 /// line.
@@ -79,6 +79,10 @@ pub struct EventConfig {
     pub journal: Option<PathBuf>,
     /// The end of line sent on both ports.
     pub eol: Eol,
+    /// Whether the players are charged the time their records spend on the line too;
+    /// by default that time is deducted where the line's rate is known (see
+    /// [`EventConfig::wire_timing`]).
+    pub no_wire_compensation: bool,
 }
 
 /// One player's connection.
@@ -90,6 +94,9 @@ pub struct PlayerConfig {
     pub name: Option<String>,
     /// The port's line settings: `[line]` with this player's own overrides.
     pub line: SerialSettings,
+    /// Whether `baud` was given for this port (in `[line]` or the player's own table):
+    /// the rate of a pty is known only then.
+    pub baud_given: bool,
 }
 
 impl EventConfig {
@@ -127,6 +134,21 @@ impl EventConfig {
         let raw: RawFile =
             toml::from_str(text).map_err(|e| serde_error(text, doc.get_ref(), &e))?;
         Builder { text, base }.build(raw)
+    }
+
+    /// What the referee knows of the lines' rates, as on the command line: a real serial
+    /// port's from its settings, a pty's only when `baud` is given for it; nothing with
+    /// `no_wire_compensation`.
+    pub fn wire_timing(&self) -> WireTiming {
+        WireTiming {
+            byte_time: self.ports.each_ref().map(|p| {
+                if self.no_wire_compensation {
+                    return None;
+                }
+                serial::known_byte_time(&p.port, &p.line, p.baud_given)
+            }),
+            eol_bytes: self.eol.bytes().len() as u8,
+        }
     }
 
     /// The journal to write: the one the file names, else `STEM-STAMP.jsonl` in the
@@ -481,6 +503,7 @@ struct RawLine {
     stop_bits: Option<Spanned<i64>>,
     flow: Option<FlowName>,
     eol: Option<Spanned<String>>,
+    no_wire_compensation: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -503,6 +526,7 @@ struct RawPlayer {
     stop_bits: Option<Spanned<i64>>,
     flow: Option<FlowName>,
     eol: Option<Spanned<String>>,
+    no_wire_compensation: Option<Spanned<bool>>,
 }
 
 impl RawPlayer {
@@ -514,6 +538,7 @@ impl RawPlayer {
             stop_bits: self.stop_bits.clone(),
             flow: self.flow,
             eol: self.eol.clone(),
+            no_wire_compensation: None,
         }
     }
 }
@@ -618,8 +643,9 @@ impl Builder<'_> {
                 _ => return self.bad("line.eol", eol.span(), "must be \"lf\" or \"crlf\""),
             },
         };
-        let a = self.player("a", player.a, &settings)?;
-        let b = self.player("b", player.b, &settings)?;
+        let baud_given = line.baud.is_some();
+        let a = self.player("a", player.a, &settings, baud_given)?;
+        let b = self.player("b", player.b, &settings, baud_given)?;
         if a.port.0 == b.port.0 {
             return Err(invalid(
                 self.text,
@@ -642,6 +668,7 @@ impl Builder<'_> {
             pgn,
             journal,
             eol,
+            no_wire_compensation: line.no_wire_compensation.unwrap_or(false),
         })
     }
 
@@ -723,6 +750,7 @@ impl Builder<'_> {
         which: &str,
         raw: Option<Spanned<RawPlayer>>,
         defaults: &SerialSettings,
+        baud_given: bool,
     ) -> Result<Player, ConfigFileError> {
         let table = format!("player.{which}");
         let key = format!("{table}.port");
@@ -736,6 +764,13 @@ impl Builder<'_> {
                 &format!("{table}.eol"),
                 eol.span(),
                 "the end of line is the same for both ports: set it in [line]",
+            );
+        }
+        if let Some(off) = &raw.no_wire_compensation {
+            return self.bad(
+                &format!("{table}.no_wire_compensation"),
+                off.span(),
+                "wire compensation is the same for both ports: set it in [line]",
             );
         }
         let mut line = defaults.clone();
@@ -756,6 +791,7 @@ impl Builder<'_> {
             port: (port, span),
             name: raw.name,
             line,
+            baud_given: baud_given || raw.baud.is_some(),
         })
     }
 }
@@ -765,6 +801,7 @@ struct Player {
     port: (String, Range<usize>),
     name: Option<String>,
     line: SerialSettings,
+    baud_given: bool,
 }
 
 impl Player {
@@ -773,6 +810,7 @@ impl Player {
             port: self.port.0.clone(),
             name: self.name.clone(),
             line: self.line.clone(),
+            baud_given: self.baud_given,
         }
     }
 }
@@ -835,11 +873,13 @@ mod tests {
                         port: "/dev/a".into(),
                         name: None,
                         line: line.clone(),
+                        baud_given: false,
                     },
                     PlayerConfig {
                         port: "/dev/b".into(),
                         name: None,
                         line,
+                        baud_given: false,
                     },
                 ],
                 event: "?".into(),
@@ -855,6 +895,7 @@ mod tests {
                 pgn: PathBuf::from("/srv/club/argus.pgn"),
                 journal: None,
                 eol: Eol::Lf,
+                no_wire_compensation: false,
             }
         );
         assert_eq!(config.ports[0].line.to_string(), "9600 8N1 flow none");
@@ -883,6 +924,7 @@ mod tests {
             stop_bits = 2
             flow = "hardware"
             eol = "crlf"
+            no_wire_compensation = true
             [player.a]
             port = "COM3"
             [player.b]
@@ -899,6 +941,8 @@ mod tests {
         assert_eq!(config.pgn, PathBuf::from("/srv/club/out/games.pgn"));
         assert_eq!(config.journal, Some(PathBuf::from("/var/log/argus.jsonl")));
         assert_eq!(config.eol, Eol::Crlf);
+        assert!(config.no_wire_compensation);
+        assert!(config.ports.iter().all(|p| p.baud_given));
         let line = SerialSettings {
             baud: 19200,
             data_bits: 7,
@@ -936,6 +980,68 @@ mod tests {
         assert_eq!(
             (b.baud, b.parity, b.stop_bits, b.flow),
             (4800, ParityName::Odd, 2, FlowName::None)
+        );
+    }
+
+    /// The wire timing of `text`'s [line] and [player.*] keys, with port A on `a` and
+    /// port B on `b`.
+    fn wire(a: &str, b: &str, keys: &str) -> [Option<Duration>; 2] {
+        let (line, players) = keys.split_once("|").unwrap_or((keys, ""));
+        let (extra_a, extra_b) = players.split_once("|").unwrap_or((players, ""));
+        let text = format!(
+            "[line]\n{line}\n[player.a]\nport = {a:?}\n{extra_a}\n[player.b]\nport = {b:?}\n{extra_b}\n"
+        );
+        parse(&text).unwrap().wire_timing().byte_time
+    }
+
+    /// As on the command line: a real serial port's rate is known from its settings, a
+    /// pty's only when `baud` is given for it, and `no_wire_compensation` turns it off.
+    #[cfg(unix)]
+    #[test]
+    fn a_pty_gets_wire_compensation_only_when_baud_is_given() {
+        let (_master, slave) = crate::transport::pty::pair().unwrap();
+        let pty = slave.path.clone().unwrap();
+        let (_master2, slave2) = crate::transport::pty::pair().unwrap();
+        let pty2 = slave2.path.clone().unwrap();
+        let at = |baud: u32| {
+            let settings = SerialSettings {
+                baud,
+                ..SerialSettings::default()
+            };
+            Some(settings.byte_time())
+        };
+        // A serial port (one that is not a pty) is paced by its settings.
+        assert_eq!(wire("/dev/ttyS7", "/dev/ttyS8", ""), [at(9600), at(9600)]);
+        assert_eq!(wire(&pty, &pty2, ""), [None, None]);
+        assert_eq!(wire(&pty, &pty2, "baud = 9600"), [at(9600), at(9600)]);
+        assert_eq!(wire(&pty, &pty2, "baud = 4800"), [at(4800), at(4800)]);
+        assert_eq!(wire(&pty, &pty2, "|baud = 19200|"), [at(19200), None]);
+        assert_eq!(
+            wire(&pty, "/dev/ttyS8", "|baud = 19200|"),
+            [at(19200), at(9600)]
+        );
+        assert_eq!(
+            wire(
+                &pty,
+                "/dev/ttyS8",
+                "baud = 9600\nno_wire_compensation = true"
+            ),
+            [None, None]
+        );
+        assert_eq!(
+            wire(&pty, "/dev/ttyS8", "no_wire_compensation = false"),
+            [None, at(9600)]
+        );
+    }
+
+    #[test]
+    fn wire_compensation_is_set_for_both_ports_at_once() {
+        let text = "[player.a]\nport = \"/dev/a\"\nno_wire_compensation = true\n[player.b]\nport = \"/dev/b\"\n";
+        rejected(
+            text,
+            "player.a.no_wire_compensation",
+            3,
+            "`no_wire_compensation` in [player.a]: wire compensation is the same for both ports: set it in [line]",
         );
     }
 

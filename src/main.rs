@@ -253,9 +253,12 @@ fn wire_timing(
     compensate: bool,
     eol: Eol,
 ) -> WireTiming {
-    let known = |path: &str| compensate && (explicit || !serial::is_pty(path));
     WireTiming {
-        byte_time: ports.map(|p| known(p).then(|| settings.byte_time())),
+        byte_time: ports.map(|p| {
+            compensate
+                .then(|| serial::known_byte_time(p, settings, explicit))
+                .flatten()
+        }),
         eol_bytes: eol.bytes().len() as u8,
     }
 }
@@ -283,10 +286,7 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
         draw_rule: event.draw_rule,
         illegal: event.illegal,
         attended: !unattended,
-        wire: WireTiming {
-            byte_time: [a, b].map(|p| (!serial::is_pty(&p.port)).then(|| p.line.byte_time())),
-            eol_bytes: event.eol.bytes().len() as u8,
-        },
+        wire: event.wire_timing(),
     };
     Ok(Plan {
         ports: [a.port.clone(), b.port.clone()],

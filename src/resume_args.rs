@@ -419,7 +419,42 @@ fn check_event(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()
             ));
         }
     }
-    check.eol(at("line", "eol"), eol_name(event.eol), quote)
+    check.eol(at("line", "eol"), eol_name(event.eol), quote)?;
+    check_wire(check, file, event)
+}
+
+/// Wire compensation as the event file gives it (with its ports) against the journal's,
+/// port by port.
+fn check_wire(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()> {
+    let given = event.wire_timing().byte_time;
+    let has = &check.config.wire.byte_time;
+    for (i, port) in ["port A", "port B"].into_iter().enumerate() {
+        match (given[i].is_some(), has[i].is_some()) {
+            (true, true) | (false, false) => {}
+            (false, true) if event.no_wire_compensation => {
+                return Err(check.contradiction(
+                    Source::File(file, "line", "no_wire_compensation"),
+                    Some("true"),
+                    "wire compensation (the time records spend on the line is charged to nobody)",
+                ));
+            }
+            (false, true) => {
+                return Err(anyhow!(
+                    "{}: no baud for {port}, a pty, contradicts the journal {}, which has wire compensation there (argus knows a pty's rate only when baud is given)",
+                    file.display(),
+                    check.journal.display()
+                ));
+            }
+            (true, false) => {
+                return Err(anyhow!(
+                    "{}: wire compensation on {port} contradicts the journal {}, which has none there (no_wire_compensation = true in [line] agrees with it)",
+                    file.display(),
+                    check.journal.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A line setting written as the user gives it.
