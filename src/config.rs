@@ -7,6 +7,17 @@
 //! of games, the files and the rules from such a file (`docs/example-event.toml` is a
 //! complete example, and `docs/background.md` says how to run it under systemd).
 //!
+//! The file and the command line are one: every option of `argus serial` is a key of the
+//! same name, its long name with `_` for `-` (`--reset-delay` is `reset_delay`), and every
+//! key is an option. Each key has one table: `[match]` for the match, `[files]` for the
+//! files argus writes, `[line]` for the line settings of both ports. An option of one
+//! player, whose name ends in `-a` or `-b` (the ports, `--name-a`, `--name-b`), is the
+//! rest of its name in that player's table, `[player.a]` or `[player.b]`; a player's table
+//! may also set a `[line]` key (but `eol` and `no_wire_compensation`, which are the same
+//! for both ports) again for that player's port alone. Only `--config`, `--resume` and
+//! `--continue`, which say how a run finds its match rather than what the match is, have
+//! no key. The tests of `crate::cli` check all this against the command line.
+//!
 //! The file is checked as strictly as the command line: an unknown key is an error, so a
 //! typo never passes silently, and every error names the file, the line and column and
 //! the key at fault. Missing keys take the defaults of `argus serial`. Relative paths are
@@ -79,6 +90,8 @@ pub struct EventConfig {
     pub journal: Option<PathBuf>,
     /// The end of line sent on both ports.
     pub eol: Eol,
+    /// Whether the match runs without a supervisor at the console.
+    pub unattended: bool,
     /// Whether the players are charged the time their records spend on the line too;
     /// by default that time is deducted where the line's rate is known (see
     /// [`EventConfig::wire_timing`]).
@@ -302,7 +315,7 @@ impl fmt::Display for Position {
 }
 
 /// What is wrong with a configuration file. Keys are written as dotted paths
-/// (`event.games`, `player.a.port`) and shown as ``"`games` in [event]"``.
+/// (`match.games`, `player.a.port`) and shown as ``"`games` in [match]"``.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Problem {
     /// The text is not TOML.
@@ -318,6 +331,14 @@ pub enum Problem {
         key: String,
         /// The keys allowed there.
         expected: String,
+    },
+    /// A key of an earlier version, renamed since to the name of its option.
+    #[error("{}", renamed(.key, .now))]
+    Renamed {
+        /// The key as written.
+        key: String,
+        /// What it is called now.
+        now: String,
     },
     /// A required key is absent.
     #[error("missing key {}", describe(.key))]
@@ -352,6 +373,7 @@ impl Problem {
     pub fn key(&self) -> Option<&str> {
         match self {
             Problem::UnknownKey { key, .. }
+            | Problem::Renamed { key, .. }
             | Problem::MissingKey { key }
             | Problem::BadValue { key, .. } => Some(key),
             Problem::SamePort { .. } => Some("player.b.port"),
@@ -360,12 +382,32 @@ impl Problem {
     }
 }
 
-/// ``"`games` in [event]"`` for `event.games`; "`evnt` at the top level" for `evnt`.
+/// ``"`games` in [match]"`` for `match.games`; "`evnt` at the top level" for `evnt`.
 fn describe(key: &str) -> String {
     match key.rsplit_once('.') {
         Some((table, name)) => format!("`{name}` in [{table}]"),
         None => format!("`{key}` at the top level"),
     }
+}
+
+/// The keys of earlier versions that are now named as the options of `argus serial` are,
+/// with their names now.
+const RENAMED: [(&str, &str); 3] = [
+    ("event", "match"),
+    ("match.name", "event"),
+    ("match.time_control", "tc"),
+];
+
+/// What a renamed key is called now, with the option of that name.
+fn renamed(key: &str, now: &str) -> String {
+    if key == "event" {
+        return "[event] is now [match] (and in it, `name` is now `event` and `time_control` is now `tc`): every key is named as its option of argus serial".into();
+    }
+    format!(
+        "{} is now `{now}`, as the option --{}",
+        describe(key),
+        now.replace('_', "-")
+    )
 }
 
 /// The line and column of byte `offset` of `text`.
@@ -413,9 +455,15 @@ fn serde_error(text: &str, doc: &DeTable<'_>, e: &toml::de::Error) -> ConfigFile
             .strip_prefix("unknown field `")
             .and_then(|rest| rest.split_once("`, expected "))
         {
-            Some((_, expected)) => Problem::UnknownKey {
-                key,
-                expected: expected.to_string(),
+            Some((_, expected)) => match RENAMED.iter().find(|(old, _)| *old == key) {
+                Some((_, now)) => Problem::Renamed {
+                    key,
+                    now: now.to_string(),
+                },
+                None => Problem::UnknownKey {
+                    key,
+                    expected: expected.to_string(),
+                },
             },
             None => Problem::BadValue { key, message },
         },
@@ -462,8 +510,8 @@ fn key_at(table: &DeTable<'_>, offset: usize) -> Option<String> {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
-    #[serde(default)]
-    event: RawEvent,
+    #[serde(default, rename = "match")]
+    match_: RawMatch,
     #[serde(default)]
     files: RawFiles,
     #[serde(default)]
@@ -474,17 +522,18 @@ struct RawFile {
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-struct RawEvent {
-    name: Option<String>,
+struct RawMatch {
+    event: Option<String>,
     site: Option<String>,
     round: Option<Round>,
     games: Option<Spanned<i64>>,
-    time_control: Option<Spanned<String>>,
+    tc: Option<Spanned<String>>,
     openings: Option<Spanned<PathBuf>>,
     draw_rule: Option<DrawRule>,
     illegal: Option<IllegalRule>,
     reset_delay: Option<Spanned<f64>>,
     conclude_delay: Option<Spanned<f64>>,
+    unattended: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -543,6 +592,93 @@ impl RawPlayer {
     }
 }
 
+/// Every key an event file may hold, as dotted paths (`match.games`, `player.a.port`), in
+/// the order of the file: the tables' keys are the field names of the structure the file
+/// is read into, which denies any other.
+pub fn keys() -> Vec<String> {
+    let mut keys = Vec::new();
+    for table in field_names::<RawFile>() {
+        let leaves = match *table {
+            "match" => field_names::<RawMatch>(),
+            "files" => field_names::<RawFiles>(),
+            "line" => field_names::<RawLine>(),
+            "player" => {
+                for player in field_names::<RawPlayers>() {
+                    let leaves = field_names::<RawPlayer>();
+                    keys.extend(leaves.iter().map(|k| format!("player.{player}.{k}")));
+                }
+                continue;
+            }
+            // Every table of RawFile is above (a test checks it).
+            _ => &[],
+        };
+        keys.extend(leaves.iter().map(|k| format!("{table}.{k}")));
+    }
+    keys
+}
+
+/// The key of an event file that gives the option `name` of `argus serial` (its long
+/// name, or a positional argument's id: `reset-delay`, `name-a`, `port_a`), by the rule of
+/// this module: `match.reset_delay`, `player.a.name`, `player.a.port`. `None` for an
+/// option without a key (`config`, `resume`, `continue`).
+pub fn key_of_option(name: &str) -> Option<String> {
+    let name = name.replace('-', "_");
+    let keys = keys();
+    for (suffix, table) in [("_a", "player.a"), ("_b", "player.b")] {
+        if let Some(stem) = name.strip_suffix(suffix) {
+            let key = format!("{table}.{stem}");
+            return keys.contains(&key).then_some(key);
+        }
+    }
+    keys.into_iter()
+        .filter(|k| !k.starts_with("player."))
+        .find(|k| k.rsplit_once('.').is_some_and(|(_, leaf)| leaf == name))
+}
+
+/// The names of the fields of the struct `T` as serde reads them: a deserializer that
+/// stops at the struct, keeping the names it is asked for.
+fn field_names<T: de::DeserializeOwned>() -> &'static [&'static str] {
+    use std::cell::Cell;
+
+    #[derive(Debug)]
+    struct Stop;
+    impl fmt::Display for Stop {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("stopped at the struct")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl de::Error for Stop {
+        fn custom<M: fmt::Display>(_: M) -> Stop {
+            Stop
+        }
+    }
+    struct Fields<'a>(&'a Cell<&'static [&'static str]>);
+    impl<'de> Deserializer<'de> for Fields<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            self.0.set(fields);
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    let names = Cell::new(&[][..]);
+    let _ = T::deserialize(Fields(&names));
+    names.get()
+}
+
 /// A PGN round: a string (`"3"`, `"2.1"`) or, for convenience, a whole number.
 struct Round(String);
 
@@ -593,7 +729,7 @@ impl Builder<'_> {
 
     fn build(&self, raw: RawFile) -> Result<EventConfig, ConfigFileError> {
         let RawFile {
-            event,
+            match_: event,
             files,
             line,
             player,
@@ -604,25 +740,25 @@ impl Builder<'_> {
                 Ok(n) if n >= 1 => n,
                 _ => {
                     return self.bad(
-                        "event.games",
+                        "match.games",
                         games.span(),
                         format!("must be a whole number from 1 to {}", u32::MAX),
                     );
                 }
             },
         };
-        let time_control = match event.time_control {
+        let time_control = match event.tc {
             None => DEFAULT_TIME_CONTROL
                 .parse()
                 .expect("the default time control is valid"),
             Some(tc) => match tc.get_ref().parse::<TimeControl>() {
                 Ok(tc) => tc,
-                Err(e) => return self.bad("event.time_control", tc.span(), e.to_string()),
+                Err(e) => return self.bad("match.tc", tc.span(), e.to_string()),
             },
         };
         let openings = event
             .openings
-            .map(|p| self.path("event.openings", p))
+            .map(|p| self.path("match.openings", p))
             .transpose()?;
         let pgn = match files.pgn {
             None => self.base.join(DEFAULT_PGN),
@@ -655,7 +791,7 @@ impl Builder<'_> {
         }
         Ok(EventConfig {
             ports: [a.config(), b.config()],
-            event: event.name.unwrap_or_else(|| "?".into()),
+            event: event.event.unwrap_or_else(|| "?".into()),
             site: event.site.unwrap_or_else(|| "?".into()),
             round: event.round.map(|r| r.0),
             games,
@@ -663,11 +799,12 @@ impl Builder<'_> {
             openings,
             draw_rule: event.draw_rule.unwrap_or(DrawRule::Auto),
             illegal: event.illegal.unwrap_or(IllegalRule::Loss),
-            reset_delay: self.delay("event.reset_delay", event.reset_delay)?,
-            conclude_delay: self.delay("event.conclude_delay", event.conclude_delay)?,
+            reset_delay: self.delay("match.reset_delay", event.reset_delay)?,
+            conclude_delay: self.delay("match.conclude_delay", event.conclude_delay)?,
             pgn,
             journal,
             eol,
+            unattended: event.unattended.unwrap_or(false),
             no_wire_compensation: line.no_wire_compensation.unwrap_or(false),
         })
     }
@@ -845,6 +982,12 @@ mod tests {
         assert_eq!(config.ports[0].port, "/dev/argus-a");
         assert_eq!(config.ports[1].port, "/dev/argus-b");
         assert_eq!(config.ports[0].name.as_deref(), Some("Stockfish"));
+        assert_eq!(config.ports[1].name.as_deref(), Some("Ann Smith"));
+        assert_eq!(
+            config.journal,
+            Some(PathBuf::from("/var/lib/argus/club.jsonl"))
+        );
+        assert!(!config.unattended && !config.no_wire_compensation);
         assert_eq!(
             config.openings,
             Some(PathBuf::from("/etc/argus/openings.epd"))
@@ -852,10 +995,68 @@ mod tests {
         assert_eq!(config.pgn, PathBuf::from("/var/lib/argus/club.pgn"));
     }
 
+    /// Whether `key` is a [line] key set again in a player's table.
+    fn for_one_port(key: &str) -> bool {
+        ["player.a.", "player.b."]
+            .iter()
+            .filter_map(|table| key.strip_prefix(table))
+            .any(|name| keys().contains(&format!("line.{name}")))
+    }
+
+    #[test]
+    fn every_table_has_keys() {
+        let keys = keys();
+        for table in field_names::<RawFile>() {
+            assert!(
+                keys.iter().any(|k| k.starts_with(&format!("{table}."))),
+                "[{table}]: list its keys in keys()"
+            );
+        }
+        assert!(keys.contains(&"player.b.port".to_string()), "{keys:?}");
+    }
+
+    /// The example is complete: it gives every key (a [line] key set again for one
+    /// player's port is shown in a comment), each with a comment that says what it does,
+    /// on its line or the next.
+    #[test]
+    fn the_example_gives_every_key_with_a_comment() {
+        fn leaves(prefix: &str, table: &toml::Table, out: &mut Vec<String>) {
+            for (key, value) in table {
+                let path = format!("{prefix}{key}");
+                match value {
+                    toml::Value::Table(inner) => leaves(&format!("{path}."), inner, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        let mut given = Vec::new();
+        leaves("", &EXAMPLE.parse::<toml::Table>().unwrap(), &mut given);
+        given.sort();
+        let mut every: Vec<String> = keys().into_iter().filter(|k| !for_one_port(k)).collect();
+        every.sort();
+        assert_eq!(
+            given, every,
+            "docs/example-event.toml lacks a key, or has one too many"
+        );
+        let lines: Vec<&str> = EXAMPLE.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split('#').next().unwrap_or("").trim();
+            if !code.contains('=') {
+                continue;
+            }
+            let next = lines.get(i + 1).map_or("", |l| l.trim_start());
+            assert!(
+                line.contains('#') || next.starts_with('#'),
+                "docs/example-event.toml, line {}: say what `{code}` does",
+                i + 1
+            );
+        }
+    }
+
     #[test]
     fn the_example_loads_from_its_file() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("event.toml");
+        let path = dir.path().join("match.toml");
         fs::write(&path, EXAMPLE).unwrap();
         let config = EventConfig::load(&path).unwrap();
         assert_eq!(config.openings, Some(dir.path().join("openings.epd")));
@@ -895,6 +1096,7 @@ mod tests {
                 pgn: PathBuf::from("/srv/club/argus.pgn"),
                 journal: None,
                 eol: Eol::Lf,
+                unattended: false,
                 no_wire_compensation: false,
             }
         );
@@ -904,16 +1106,17 @@ mod tests {
     #[test]
     fn every_key_is_read() {
         let text = r#"
-            [event]
-            name = "Open"
+            [match]
+            event = "Open"
             site = "Hall"
             round = 7
             games = 2
-            time_control = "60+1"
+            tc = "60+1"
             draw_rule = "claim"
             illegal = "fault"
             reset_delay = 0.5
             conclude_delay = 0
+            unattended = true
             [files]
             pgn = "out/games.pgn"
             journal = "/var/log/argus.jsonl"
@@ -938,6 +1141,7 @@ mod tests {
         assert_eq!(config.illegal, IllegalRule::Fault);
         assert_eq!(config.reset_delay, Duration::from_millis(500));
         assert_eq!(config.conclude_delay, Duration::ZERO);
+        assert!(config.unattended);
         assert_eq!(config.pgn, PathBuf::from("/srv/club/out/games.pgn"));
         assert_eq!(config.journal, Some(PathBuf::from("/var/log/argus.jsonl")));
         assert_eq!(config.eol, Eol::Crlf);
@@ -1048,7 +1252,7 @@ mod tests {
     #[test]
     fn relative_paths_are_relative_to_the_folder_of_the_file() {
         let text = format!(
-            "[event]\nopenings = \"book/two.epd\"\n[files]\npgn = \"club.pgn\"\njournal = \"../logs/club.jsonl\"\n{PORTS}"
+            "[match]\nopenings = \"book/two.epd\"\n[files]\npgn = \"club.pgn\"\njournal = \"../logs/club.jsonl\"\n{PORTS}"
         );
         let config = parse(&text).unwrap();
         assert_eq!(
@@ -1065,7 +1269,7 @@ mod tests {
         assert_eq!(parse(&text).unwrap().pgn, PathBuf::from("/data/club.pgn"));
 
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("event.toml");
+        let path = dir.path().join("match.toml");
         fs::write(&path, format!("[files]\npgn = \"club.pgn\"\n{PORTS}")).unwrap();
         assert_eq!(
             EventConfig::load(&path).unwrap().pgn,
@@ -1108,43 +1312,43 @@ mod tests {
     fn each_value_out_of_range_is_reported_at_its_key() {
         let cases = [
             (
-                "[event]\ngames = 0\n",
-                "event.games",
-                "`games` in [event]: must be a whole number from 1",
+                "[match]\ngames = 0\n",
+                "match.games",
+                "`games` in [match]: must be a whole number from 1",
             ),
             (
-                "[event]\ngames = -3\n",
-                "event.games",
+                "[match]\ngames = -3\n",
+                "match.games",
                 "from 1 to 4294967295",
             ),
             (
-                "[event]\ngames = 5000000000\n",
-                "event.games",
+                "[match]\ngames = 5000000000\n",
+                "match.games",
                 "from 1 to 4294967295",
             ),
             (
-                "[event]\nreset_delay = -1\n",
-                "event.reset_delay",
-                "`reset_delay` in [event]: must be a number of seconds from 0 to 86400",
+                "[match]\nreset_delay = -1\n",
+                "match.reset_delay",
+                "`reset_delay` in [match]: must be a number of seconds from 0 to 86400",
             ),
             (
-                "[event]\nconclude_delay = 86400.5\n",
-                "event.conclude_delay",
+                "[match]\nconclude_delay = 86400.5\n",
+                "match.conclude_delay",
                 "from 0 to 86400",
             ),
             (
-                "[event]\nconclude_delay = nan\n",
-                "event.conclude_delay",
+                "[match]\nconclude_delay = nan\n",
+                "match.conclude_delay",
                 "from 0 to 86400",
             ),
             (
-                "[event]\nreset_delay = inf\n",
-                "event.reset_delay",
+                "[match]\nreset_delay = inf\n",
+                "match.reset_delay",
                 "from 0 to 86400",
             ),
             (
-                "[event]\ntime_control = \"40/\"\n",
-                "event.time_control",
+                "[match]\ntc = \"40/\"\n",
+                "match.tc",
                 "invalid time control \"40/\"",
             ),
             (
@@ -1209,23 +1413,23 @@ mod tests {
     fn values_of_the_wrong_type_are_reported_at_their_key() {
         let cases = [
             (
-                "[event]\ngames = \"4\"\n",
-                "event.games",
-                "`games` in [event]: invalid type: string \"4\", expected a whole number",
+                "[match]\ngames = \"4\"\n",
+                "match.games",
+                "`games` in [match]: invalid type: string \"4\", expected a whole number",
             ),
             (
-                "[event]\nreset_delay = \"5\"\n",
-                "event.reset_delay",
+                "[match]\nreset_delay = \"5\"\n",
+                "match.reset_delay",
                 "expected a number",
             ),
             (
-                "[event]\ndraw_rule = \"maybe\"\n",
-                "event.draw_rule",
+                "[match]\ndraw_rule = \"maybe\"\n",
+                "match.draw_rule",
                 "unknown variant `maybe`, expected `auto` or `claim`",
             ),
             (
-                "[event]\nillegal = \"warn\"\n",
-                "event.illegal",
+                "[match]\nillegal = \"warn\"\n",
+                "match.illegal",
                 "expected `loss` or `fault`",
             ),
             (
@@ -1239,8 +1443,8 @@ mod tests {
                 "`flow` in [line]: expected a string",
             ),
             (
-                "[event]\nround = 2.5\n",
-                "event.round",
+                "[match]\nround = 2.5\n",
+                "match.round",
                 "expected a string or a whole number",
             ),
         ];
@@ -1248,29 +1452,29 @@ mod tests {
             rejected(&format!("{head}{PORTS}"), key, 2, words);
         }
         rejected(
-            "event = 3\n",
-            "event",
+            "match = 3\n",
+            "match",
             1,
-            "`event` at the top level: invalid type: integer `3`, expected a table",
+            "`match` at the top level: invalid type: integer `3`, expected a table",
         );
     }
 
     #[test]
     fn an_unknown_key_is_reported_with_its_line() {
         let text =
-            format!("[event]\nname = \"x\"\n\n# a comment\nsite = \"y\"\n\nbad = 1\n{PORTS}");
+            format!("[match]\nevent = \"x\"\n\n# a comment\nsite = \"y\"\n\nbad = 1\n{PORTS}");
         let e = err(&text);
         assert_eq!(
             e.problem(),
             Some(&Problem::UnknownKey {
-                key: "event.bad".into(),
-                expected: "one of `name`, `site`, `round`, `games`, `time_control`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`".into(),
+                key: "match.bad".into(),
+                expected: "one of `event`, `site`, `round`, `games`, `tc`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`".into(),
             })
         );
         assert_eq!(e.position(), Some(Position { line: 7, column: 1 }));
         assert!(
             e.to_string().starts_with(
-                "config: line 7, column 1: unknown key `bad` in [event], expected one of `name`"
+                "config: line 7, column 1: unknown key `bad` in [match], expected one of `event`"
             ),
             "{e}"
         );
@@ -1300,16 +1504,46 @@ mod tests {
         );
     }
 
+    /// A file written for an earlier version, whose keys were not yet all named as the
+    /// options, is told what each is called now.
+    #[test]
+    fn a_renamed_key_is_reported_with_its_name_now() {
+        rejected(
+            &format!("[event]\nname = \"Open\"\n{PORTS}"),
+            "event",
+            1,
+            "[event] is now [match]",
+        );
+        let e = err(&format!("[match]\ngames = 2\nname = \"Open\"\n{PORTS}"));
+        assert_eq!(
+            e.problem(),
+            Some(&Problem::Renamed {
+                key: "match.name".into(),
+                now: "event".into()
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "config: line 3, column 1: `name` in [match] is now `event`, as the option --event"
+        );
+        rejected(
+            &format!("[match]\ntime_control = \"60\"\n{PORTS}"),
+            "match.time_control",
+            2,
+            "`time_control` in [match] is now `tc`, as the option --tc",
+        );
+    }
+
     #[test]
     fn the_file_is_named_in_every_message() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("club.toml");
-        fs::write(&path, format!("[event]\n\nbad = 1\n{PORTS}")).unwrap();
+        fs::write(&path, format!("[match]\n\nbad = 1\n{PORTS}")).unwrap();
         let e = EventConfig::load(&path).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
-                "config {}: line 3, column 1: unknown key `bad` in [event], expected one of `name`, `site`, `round`, `games`, `time_control`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`",
+                "config {}: line 3, column 1: unknown key `bad` in [match], expected one of `event`, `site`, `round`, `games`, `tc`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`",
                 path.display()
             )
         );
@@ -1375,15 +1609,15 @@ mod tests {
 
     #[test]
     fn a_syntax_error_gives_its_line_and_column() {
-        let e = err("[event]\nname = \"x\"\ngames = = 2\n");
+        let e = err("[match]\nevent = \"x\"\ngames = = 2\n");
         assert!(matches!(e.problem(), Some(Problem::Syntax { .. })), "{e:?}");
         assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
-        let e = err("[event]\nname = 1\nname = 2\n");
+        let e = err("[match]\nname = 1\nname = 2\n");
         assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
         assert!(e.to_string().ends_with("duplicate key `name`"), "{e}");
-        let e = err("[event]\n[line]\n[event]\n");
+        let e = err("[match]\n[line]\n[match]\n");
         assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
-        assert!(e.to_string().ends_with("duplicate key `event`"), "{e}");
+        assert!(e.to_string().ends_with("duplicate key `match`"), "{e}");
     }
 
     #[test]

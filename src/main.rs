@@ -49,6 +49,8 @@ fn usage_error(e: &clap::Error) -> ExitCode {
             .take_while(|l| l.starts_with('<') || l.starts_with("--"))
             .collect();
         eprintln!("{first} {}", missing.join(" "));
+    } else if let Some(hint) = argus::cli::config_hint(e) {
+        eprintln!("{first}: {hint}");
     } else {
         eprintln!("{first}");
     }
@@ -263,8 +265,11 @@ fn wire_timing(
     }
 }
 
+/// The match of the event file `file`; `unattended` from the command line, or from the
+/// file, runs it without a supervisor.
 fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
     let event = EventConfig::load(file)?;
+    let unattended = unattended || event.unattended;
     let openings = match &event.openings {
         Some(path) => read_openings(path)?,
         None => Vec::new(),
@@ -349,7 +354,7 @@ fn plan_resume(
         pgn,
         journal: journal_path.to_path_buf(),
         start: Start::Resume(Box::new(rebuilt)),
-        attended: !args.unattended,
+        attended: !(args.unattended || event.as_ref().is_some_and(|e| e.unattended)),
     })
 }
 

@@ -63,7 +63,7 @@ enum Source<'a> {
 
 impl Source<'_> {
     /// The option and its value as the user wrote it: `--games 10`,
-    /// `event.toml: games = 10 in [event]`; `None` for a key the file leaves out.
+    /// `event.toml: games = 10 in [match]`; `None` for a key the file leaves out.
     fn show(self, value: Option<&str>) -> String {
         match (self, value) {
             (Source::Flag(flag), Some(value)) => format!("--{flag} {value}"),
@@ -315,7 +315,7 @@ pub(crate) fn check(
         return Err(check.contradiction(
             flag("unattended"),
             None,
-            "a supervisor at the console (a player's sign_off pauses the game for a decision); resume without --unattended",
+            &format!("{SUPERVISOR}; resume without --unattended"),
         ));
     }
     if given.has("no_wire_compensation")
@@ -331,66 +331,77 @@ pub(crate) fn check(
     Ok(())
 }
 
+/// What a journal whose match had a supervisor has, for `unattended`.
+const SUPERVISOR: &str =
+    "a supervisor at the console (a player's sign_off pauses the game for a decision)";
+
 /// Every value of the event file `file` against the journal, but the ports.
 fn check_event(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()> {
     let config = check.config;
     let at = |table, key| Source::File(file, table, key);
     check.same(
-        at("event", "name"),
+        at("match", "event"),
         event.event.as_str(),
         &config.event,
         quote,
     )?;
     check.same(
-        at("event", "site"),
+        at("match", "site"),
         event.site.as_str(),
         &config.site,
         quote,
     )?;
     if event.round != config.round {
         return Err(check.contradiction(
-            at("event", "round"),
+            at("match", "round"),
             event.round.as_deref().map(quote).as_deref(),
             &optional(&config.round, "none (the game number)"),
         ));
     }
     check.same(
-        at("event", "games"),
+        at("match", "games"),
         &event.games,
         &config.games,
         u32::to_string,
     )?;
     check.same(
-        at("event", "time_control"),
+        at("match", "tc"),
         &event.time_control,
         &config.time_control,
         |tc| quote(&tc.to_string()),
     )?;
-    check.openings(at("event", "openings"), event.openings.as_deref())?;
+    check.openings(at("match", "openings"), event.openings.as_deref())?;
     check.same(
-        at("event", "draw_rule"),
+        at("match", "draw_rule"),
         &event.draw_rule,
         &config.draw_rule,
         |r| quote(&draw_name(r)),
     )?;
     check.same(
-        at("event", "illegal"),
+        at("match", "illegal"),
         &event.illegal,
         &config.illegal,
         |r| quote(&illegal_name(r)),
     )?;
     check.same(
-        at("event", "reset_delay"),
+        at("match", "reset_delay"),
         &event.reset_delay,
         &config.reset_delay,
         secs,
     )?;
     check.same(
-        at("event", "conclude_delay"),
+        at("match", "conclude_delay"),
         &event.conclude_delay,
         &config.conclude_delay,
         secs,
     )?;
+    if event.unattended && config.attended {
+        return Err(check.contradiction(
+            at("match", "unattended"),
+            Some("true"),
+            &format!("{SUPERVISOR}; resume with unattended = false"),
+        ));
+    }
     check.pgn(at("files", "pgn"), &event.pgn)?;
     if let Some(journal) = &event.journal {
         check.journal(at("files", "journal"), journal)?;

@@ -250,16 +250,16 @@ fn event_file(dir: &Path, a: &Peer, b: &Peer, games: u32) -> std::path::PathBuf 
     event_file_with(dir, a, b, games, "")
 }
 
-/// An event file for the two peers, with `games` games and `line` (keys of [line]).
-fn event_file_with(dir: &Path, a: &Peer, b: &Peer, games: u32, line: &str) -> std::path::PathBuf {
+/// An event file for the two peers, with `games` games and `more`: keys of [match], then
+/// any other table.
+fn event_file_with(dir: &Path, a: &Peer, b: &Peer, games: u32, more: &str) -> std::path::PathBuf {
     let path = dir.join("event.toml");
     std::fs::write(
         &path,
         format!(
-            "[event]\nname = \"Club\"\ngames = {games}\ntime_control = \"60\"\n\
-             reset_delay = 0\nconclude_delay = 0\n\
+            "[match]\nevent = \"Club\"\ngames = {games}\ntc = \"60\"\n\
+             reset_delay = 0\nconclude_delay = 0\n{more}\n\
              [files]\npgn = \"games.pgn\"\njournal = \"session.jsonl\"\n\
-             [line]\n{line}\n\
              [player.a]\nport = \"{}\"\n[player.b]\nport = \"{}\"\n",
             a.path, b.path
         ),
@@ -268,13 +268,13 @@ fn event_file_with(dir: &Path, a: &Peer, b: &Peer, games: u32, line: &str) -> st
     path
 }
 
-/// Starts `argus serial --config config --unattended`, writing in `dir`.
-fn start_with_config(config: &Path, dir: tempfile::TempDir) -> Referee {
+/// Starts `argus serial --config config` with `extra`, writing in `dir`.
+fn start_with_config(config: &Path, extra: &[&str], dir: tempfile::TempDir) -> Referee {
     let child = Command::new(env!("CARGO_BIN_EXE_argus"))
         .arg("serial")
         .arg("--config")
         .arg(config)
-        .arg("--unattended")
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -285,11 +285,48 @@ fn start_with_config(config: &Path, dir: tempfile::TempDir) -> Referee {
     Referee::adopt(child, dir, pgn, journal)
 }
 
-/// The wire timing of the match in the journal at `path`, as its session line has it.
-fn journal_wire(path: &Path) -> serde_json::Value {
+/// The match of the journal at `path`, as its session line has it.
+fn journal_match(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap();
     let session: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    session["config"]["wire"]["byte_time"].clone()
+    session["config"].clone()
+}
+
+/// The wire timing of the match in the journal at `path`.
+fn journal_wire(path: &Path) -> serde_json::Value {
+    journal_match(path)["wire"]["byte_time"].clone()
+}
+
+/// `unattended = true` in an event file runs the match without a supervisor, as
+/// --unattended does; a file that resumes a match with a supervisor cannot say it.
+#[test]
+fn unattended_in_an_event_file_is_the_option_and_must_agree_when_it_resumes() {
+    let a = Peer::new();
+    let b = Peer::new();
+    let dir = tempfile::tempdir().unwrap();
+    let config = event_file_with(dir.path(), &a, &b, 1, "unattended = true");
+    let mut referee = start_with_config(&config, &[], dir);
+    assert_eq!(journal_match(&referee.journal)["attended"], false);
+    crash(&mut referee);
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = event_file_with(dir.path(), &a, &b, 1, "unattended = false");
+    let mut referee = start_with_config(&config, &[], dir);
+    assert_eq!(journal_match(&referee.journal)["attended"], true);
+    crash(&mut referee);
+    event_file_with(referee.dir.path(), &a, &b, 1, "unattended = true");
+    let err = refused(&resume_args(
+        &referee.journal,
+        &["--config", config.to_str().unwrap()],
+    ));
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: unattended = true in [match] contradicts the journal {}, which has a supervisor at the console (a player's sign_off pauses the game for a decision); resume with unattended = false\n",
+            config.display(),
+            referee.journal.display()
+        )
+    );
 }
 
 /// A pty with `baud` in the event file has wire compensation, as with `--baud` on the
@@ -299,8 +336,8 @@ fn an_event_file_with_baud_compensates_a_pty_and_must_agree_when_it_resumes() {
     let a = Peer::new();
     let b = Peer::new();
     let dir = tempfile::tempdir().unwrap();
-    let config = event_file_with(dir.path(), &a, &b, 1, "baud = 9600");
-    let mut referee = start_with_config(&config, dir);
+    let config = event_file_with(dir.path(), &a, &b, 1, "[line]\nbaud = 9600");
+    let mut referee = start_with_config(&config, &["--unattended"], dir);
     // Ten bits a byte (start, eight data bits, stop) at 9600 baud.
     let at_9600 = serde_json::json!({"secs": 0, "nanos": 1_041_666});
     assert_eq!(
@@ -314,7 +351,13 @@ fn an_event_file_with_baud_compensates_a_pty_and_must_agree_when_it_resumes() {
         &journal,
         &["--config", config.to_str().unwrap(), "--unattended"],
     );
-    event_file_with(dir, &a, &b, 1, "baud = 9600\nno_wire_compensation = true");
+    event_file_with(
+        dir,
+        &a,
+        &b,
+        1,
+        "[line]\nbaud = 9600\nno_wire_compensation = true",
+    );
     let err = refused(&up_arrow);
     assert_eq!(
         err,
@@ -335,7 +378,7 @@ fn an_event_file_with_baud_compensates_a_pty_and_must_agree_when_it_resumes() {
         )),
         "{err}"
     );
-    event_file_with(dir, &a, &b, 1, "baud = 9600");
+    event_file_with(dir, &a, &b, 1, "[line]\nbaud = 9600");
     take_over(&mut referee, &up_arrow);
     referee.wait_for("argus: refereeing", Duration::from_secs(10));
 
@@ -348,15 +391,15 @@ fn an_event_file_with_baud_compensates_a_pty_and_must_agree_when_it_resumes() {
         &a,
         &b,
         1,
-        "baud = 4800\nno_wire_compensation = true",
+        "[line]\nbaud = 4800\nno_wire_compensation = true",
     );
-    let mut referee = start_with_config(&config, dir);
+    let mut referee = start_with_config(&config, &["--unattended"], dir);
     assert_eq!(
         journal_wire(&referee.journal),
         serde_json::json!([null, null])
     );
     crash(&mut referee);
-    event_file_with(referee.dir.path(), &a, &b, 1, "baud = 4800");
+    event_file_with(referee.dir.path(), &a, &b, 1, "[line]\nbaud = 4800");
     let err = refused(&resume_args(
         &referee.journal,
         &["--config", config.to_str().unwrap(), "--unattended"],
@@ -377,7 +420,7 @@ fn an_event_file_that_agrees_resumes_and_one_that_does_not_is_refused() {
     let mut b = Peer::new();
     let dir = tempfile::tempdir().unwrap();
     let config = event_file(dir.path(), &a, &b, 1);
-    let referee = start_with_config(&config, dir);
+    let referee = start_with_config(&config, &["--unattended"], dir);
     a.sign_on("Alpha");
     b.sign_on("Beta");
     let mut m = Match { a, b, referee };
@@ -395,7 +438,7 @@ fn an_event_file_that_agrees_resumes_and_one_that_does_not_is_refused() {
     assert_eq!(
         err,
         format!(
-            "error: {}: games = 3 in [event] contradicts the journal {}, which has 1\n",
+            "error: {}: games = 3 in [match] contradicts the journal {}, which has 1\n",
             config.display(),
             journal.display()
         )
