@@ -562,8 +562,10 @@ struct RawPlayers {
     b: Option<Spanned<RawPlayer>>,
 }
 
-/// A player's table: its port and name, and any `[line]` key. (serde cannot flatten
-/// [`RawLine`] into a struct that denies unknown fields, hence the repetition.)
+/// A player's table: its port and name, and any `[line]` key for its port alone; those in
+/// [`FOR_BOTH_PORTS`] are read only to be refused with a word on where they go. (serde
+/// cannot flatten [`RawLine`] into a struct that denies unknown fields, hence the
+/// repetition.)
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawPlayer {
@@ -592,6 +594,10 @@ impl RawPlayer {
     }
 }
 
+/// The [line] keys that are the same for both ports: a player's table reads them only to
+/// say so.
+const FOR_BOTH_PORTS: [&str; 2] = ["eol", "no_wire_compensation"];
+
 /// Every key an event file may hold, as dotted paths (`match.games`, `player.a.port`), in
 /// the order of the file: the tables' keys are the field names of the structure the file
 /// is read into, which denies any other.
@@ -604,8 +610,10 @@ pub fn keys() -> Vec<String> {
             "line" => field_names::<RawLine>(),
             "player" => {
                 for player in field_names::<RawPlayers>() {
-                    let leaves = field_names::<RawPlayer>();
-                    keys.extend(leaves.iter().map(|k| format!("player.{player}.{k}")));
+                    let leaves = field_names::<RawPlayer>()
+                        .iter()
+                        .filter(|k| !FOR_BOTH_PORTS.contains(k));
+                    keys.extend(leaves.map(|k| format!("player.{player}.{k}")));
                 }
                 continue;
             }
