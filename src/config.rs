@@ -7,6 +7,17 @@
 //! of games, the files and the rules from such a file (`docs/example-event.toml` is a
 //! complete example, and `docs/background.md` says how to run it under systemd).
 //!
+//! The file and the command line are one: every option of `argus serial` is a key of the
+//! same name, its long name with `_` for `-` (`--reset-delay` is `reset_delay`), and every
+//! key is an option. Each key has one table: `[match]` for the match, `[files]` for the
+//! files argus writes, `[line]` for the line settings of both ports. An option of one
+//! player, whose name ends in `-a` or `-b` (the ports, `--name-a`, `--name-b`), is the
+//! rest of its name in that player's table, `[player.a]` or `[player.b]`; a player's table
+//! may also set a `[line]` key (but `eol` and `no_wire_compensation`, which are the same
+//! for both ports) again for that player's port alone. Only `--config`, `--resume` and
+//! `--continue`, which say how a run finds its match rather than what the match is, have
+//! no key. The tests of `crate::cli` check all this against the command line.
+//!
 //! The file is checked as strictly as the command line: an unknown key is an error, so a
 //! typo never passes silently, and every error names the file, the line and column and
 //! the key at fault. Missing keys take the defaults of `argus serial`. Relative paths are
@@ -22,13 +33,16 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::core::clock::TimeControl;
-use crate::core::{DrawRule, IllegalRule};
+use crate::core::{DrawRule, IllegalRule, WireTiming};
+use crate::epd::Record;
 use crate::mediator::Eol;
-use crate::transport::serial::{FlowName, ParityName, SerialSettings};
+use crate::transport::serial::{self, FlowName, ParityName, SerialSettings};
 
 /// The longest reset or conclude delay accepted, in seconds (a day), as on the command
 /// line.
@@ -76,6 +90,12 @@ pub struct EventConfig {
     pub journal: Option<PathBuf>,
     /// The end of line sent on both ports.
     pub eol: Eol,
+    /// Whether the match runs without a supervisor at the console.
+    pub unattended: bool,
+    /// Whether the players are charged the time their records spend on the line too;
+    /// by default that time is deducted where the line's rate is known (see
+    /// [`EventConfig::wire_timing`]).
+    pub no_wire_compensation: bool,
 }
 
 /// One player's connection.
@@ -87,6 +107,9 @@ pub struct PlayerConfig {
     pub name: Option<String>,
     /// The port's line settings: `[line]` with this player's own overrides.
     pub line: SerialSettings,
+    /// Whether `baud` was given for this port (in `[line]` or the player's own table):
+    /// the rate of a pty is known only then.
+    pub baud_given: bool,
 }
 
 impl EventConfig {
@@ -126,6 +149,21 @@ impl EventConfig {
         Builder { text, base }.build(raw)
     }
 
+    /// What the referee knows of the lines' rates, as on the command line: a real serial
+    /// port's from its settings, a pty's only when `baud` is given for it; nothing with
+    /// `no_wire_compensation`.
+    pub fn wire_timing(&self) -> WireTiming {
+        WireTiming {
+            byte_time: self.ports.each_ref().map(|p| {
+                if self.no_wire_compensation {
+                    return None;
+                }
+                serial::known_byte_time(&p.port, &p.line, p.baud_given)
+            }),
+            eol_bytes: self.eol.bytes().len() as u8,
+        }
+    }
+
     /// The journal to write: the one the file names, else `STEM-STAMP.jsonl` in the
     /// folder of the PGN file, where `STEM` is the PGN file's name without its extension
     /// and `stamp` is the caller's timestamp (such as `20261122-143000`).
@@ -139,6 +177,77 @@ impl EventConfig {
             .map_or_else(|| "argus".into(), |s| s.to_string_lossy().into_owned());
         self.pgn.with_file_name(format!("{stem}-{stamp}.jsonl"))
     }
+}
+
+/// Reads an openings file (the `--openings` option, the `openings` key): one EPD record
+/// per line; blank lines and lines starting with `#` are skipped. Returns the positions
+/// as FEN.
+///
+/// # Errors
+///
+/// [`OpeningsError`] when the file cannot be read, a record is not valid EPD or its
+/// position is not legal or already over, or the file holds no position.
+pub fn read_openings(path: &Path) -> Result<Vec<String>, OpeningsError> {
+    let text = fs::read(path).map_err(|source| OpeningsError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut fens = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let trimmed = line.trim_ascii();
+        if trimmed.is_empty() || trimmed.starts_with(b"#") {
+            continue;
+        }
+        let bad = |problem: String| OpeningsError::Record {
+            path: path.to_path_buf(),
+            line: i + 1,
+            problem,
+        };
+        let rec = Record::from_ascii(trimmed).map_err(|e| bad(e.to_string()))?;
+        let pos: Chess = rec
+            .setup()
+            .position(CastlingMode::Standard)
+            .map_err(|e| bad(e.to_string()))?;
+        if pos.is_game_over() {
+            return Err(bad("the position is already over (no legal move)".into()));
+        }
+        fens.push(Fen::from_position(&pos, EnPassantMode::Always).to_string());
+    }
+    if fens.is_empty() {
+        return Err(OpeningsError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(fens)
+}
+
+/// An openings file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsError {
+    /// The file cannot be read.
+    #[error("openings file {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// A record that is not a valid start position.
+    #[error("openings file {}, line {line}: {problem}", .path.display())]
+    Record {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// No record in the file.
+    #[error("openings file {}: no positions in it", .path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// A configuration file that cannot be used.
@@ -206,7 +315,7 @@ impl fmt::Display for Position {
 }
 
 /// What is wrong with a configuration file. Keys are written as dotted paths
-/// (`event.games`, `player.a.port`) and shown as ``"`games` in [event]"``.
+/// (`match.games`, `player.a.port`) and shown as ``"`games` in [match]"``.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Problem {
     /// The text is not TOML.
@@ -222,6 +331,14 @@ pub enum Problem {
         key: String,
         /// The keys allowed there.
         expected: String,
+    },
+    /// A key of an earlier version, renamed since to the name of its option.
+    #[error("{}", renamed(.key, .now))]
+    Renamed {
+        /// The key as written.
+        key: String,
+        /// What it is called now.
+        now: String,
     },
     /// A required key is absent.
     #[error("missing key {}", describe(.key))]
@@ -256,6 +373,7 @@ impl Problem {
     pub fn key(&self) -> Option<&str> {
         match self {
             Problem::UnknownKey { key, .. }
+            | Problem::Renamed { key, .. }
             | Problem::MissingKey { key }
             | Problem::BadValue { key, .. } => Some(key),
             Problem::SamePort { .. } => Some("player.b.port"),
@@ -264,12 +382,32 @@ impl Problem {
     }
 }
 
-/// ``"`games` in [event]"`` for `event.games`; "`evnt` at the top level" for `evnt`.
+/// ``"`games` in [match]"`` for `match.games`; "`evnt` at the top level" for `evnt`.
 fn describe(key: &str) -> String {
     match key.rsplit_once('.') {
         Some((table, name)) => format!("`{name}` in [{table}]"),
         None => format!("`{key}` at the top level"),
     }
+}
+
+/// The keys of earlier versions that are now named as the options of `argus serial` are,
+/// with their names now.
+const RENAMED: [(&str, &str); 3] = [
+    ("event", "match"),
+    ("match.name", "event"),
+    ("match.time_control", "tc"),
+];
+
+/// What a renamed key is called now, with the option of that name.
+fn renamed(key: &str, now: &str) -> String {
+    if key == "event" {
+        return "[event] is now [match] (and in it, `name` is now `event` and `time_control` is now `tc`): every key is named as its option of argus serial".into();
+    }
+    format!(
+        "{} is now `{now}`, as the option --{}",
+        describe(key),
+        now.replace('_', "-")
+    )
 }
 
 /// The line and column of byte `offset` of `text`.
@@ -317,9 +455,15 @@ fn serde_error(text: &str, doc: &DeTable<'_>, e: &toml::de::Error) -> ConfigFile
             .strip_prefix("unknown field `")
             .and_then(|rest| rest.split_once("`, expected "))
         {
-            Some((_, expected)) => Problem::UnknownKey {
-                key,
-                expected: expected.to_string(),
+            Some((_, expected)) => match RENAMED.iter().find(|(old, _)| *old == key) {
+                Some((_, now)) => Problem::Renamed {
+                    key,
+                    now: now.to_string(),
+                },
+                None => Problem::UnknownKey {
+                    key,
+                    expected: expected.to_string(),
+                },
             },
             None => Problem::BadValue { key, message },
         },
@@ -366,8 +510,8 @@ fn key_at(table: &DeTable<'_>, offset: usize) -> Option<String> {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
-    #[serde(default)]
-    event: RawEvent,
+    #[serde(default, rename = "match")]
+    match_: RawMatch,
     #[serde(default)]
     files: RawFiles,
     #[serde(default)]
@@ -378,17 +522,18 @@ struct RawFile {
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-struct RawEvent {
-    name: Option<String>,
+struct RawMatch {
+    event: Option<String>,
     site: Option<String>,
     round: Option<Round>,
     games: Option<Spanned<i64>>,
-    time_control: Option<Spanned<String>>,
+    tc: Option<Spanned<String>>,
     openings: Option<Spanned<PathBuf>>,
     draw_rule: Option<DrawRule>,
     illegal: Option<IllegalRule>,
     reset_delay: Option<Spanned<f64>>,
     conclude_delay: Option<Spanned<f64>>,
+    unattended: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -407,6 +552,7 @@ struct RawLine {
     stop_bits: Option<Spanned<i64>>,
     flow: Option<FlowName>,
     eol: Option<Spanned<String>>,
+    no_wire_compensation: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -416,8 +562,10 @@ struct RawPlayers {
     b: Option<Spanned<RawPlayer>>,
 }
 
-/// A player's table: its port and name, and any `[line]` key. (serde cannot flatten
-/// [`RawLine`] into a struct that denies unknown fields, hence the repetition.)
+/// A player's table: its port and name, and any `[line]` key for its port alone; those in
+/// [`FOR_BOTH_PORTS`] are read only to be refused with a word on where they go. (serde
+/// cannot flatten [`RawLine`] into a struct that denies unknown fields, hence the
+/// repetition.)
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawPlayer {
@@ -429,6 +577,7 @@ struct RawPlayer {
     stop_bits: Option<Spanned<i64>>,
     flow: Option<FlowName>,
     eol: Option<Spanned<String>>,
+    no_wire_compensation: Option<Spanned<bool>>,
 }
 
 impl RawPlayer {
@@ -440,8 +589,102 @@ impl RawPlayer {
             stop_bits: self.stop_bits.clone(),
             flow: self.flow,
             eol: self.eol.clone(),
+            no_wire_compensation: None,
         }
     }
+}
+
+/// The [line] keys that are the same for both ports: a player's table reads them only to
+/// say so.
+const FOR_BOTH_PORTS: [&str; 2] = ["eol", "no_wire_compensation"];
+
+/// Every key an event file may hold, as dotted paths (`match.games`, `player.a.port`), in
+/// the order of the file: the tables' keys are the field names of the structure the file
+/// is read into, which denies any other.
+pub fn keys() -> Vec<String> {
+    let mut keys = Vec::new();
+    for table in field_names::<RawFile>() {
+        let leaves = match *table {
+            "match" => field_names::<RawMatch>(),
+            "files" => field_names::<RawFiles>(),
+            "line" => field_names::<RawLine>(),
+            "player" => {
+                for player in field_names::<RawPlayers>() {
+                    let leaves = field_names::<RawPlayer>()
+                        .iter()
+                        .filter(|k| !FOR_BOTH_PORTS.contains(k));
+                    keys.extend(leaves.map(|k| format!("player.{player}.{k}")));
+                }
+                continue;
+            }
+            // Every table of RawFile is above (a test checks it).
+            _ => &[],
+        };
+        keys.extend(leaves.iter().map(|k| format!("{table}.{k}")));
+    }
+    keys
+}
+
+/// The key of an event file that gives the option `name` of `argus serial` (its long
+/// name, or a positional argument's id: `reset-delay`, `name-a`, `port_a`), by the rule of
+/// this module: `match.reset_delay`, `player.a.name`, `player.a.port`. `None` for an
+/// option without a key (`config`, `resume`, `continue`).
+pub fn key_of_option(name: &str) -> Option<String> {
+    let name = name.replace('-', "_");
+    let keys = keys();
+    for (suffix, table) in [("_a", "player.a"), ("_b", "player.b")] {
+        if let Some(stem) = name.strip_suffix(suffix) {
+            let key = format!("{table}.{stem}");
+            return keys.contains(&key).then_some(key);
+        }
+    }
+    keys.into_iter()
+        .filter(|k| !k.starts_with("player."))
+        .find(|k| k.rsplit_once('.').is_some_and(|(_, leaf)| leaf == name))
+}
+
+/// The names of the fields of the struct `T` as serde reads them: a deserializer that
+/// stops at the struct, keeping the names it is asked for.
+fn field_names<T: de::DeserializeOwned>() -> &'static [&'static str] {
+    use std::cell::Cell;
+
+    #[derive(Debug)]
+    struct Stop;
+    impl fmt::Display for Stop {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("stopped at the struct")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl de::Error for Stop {
+        fn custom<M: fmt::Display>(_: M) -> Stop {
+            Stop
+        }
+    }
+    struct Fields<'a>(&'a Cell<&'static [&'static str]>);
+    impl<'de> Deserializer<'de> for Fields<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            self.0.set(fields);
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    let names = Cell::new(&[][..]);
+    let _ = T::deserialize(Fields(&names));
+    names.get()
 }
 
 /// A PGN round: a string (`"3"`, `"2.1"`) or, for convenience, a whole number.
@@ -494,7 +737,7 @@ impl Builder<'_> {
 
     fn build(&self, raw: RawFile) -> Result<EventConfig, ConfigFileError> {
         let RawFile {
-            event,
+            match_: event,
             files,
             line,
             player,
@@ -505,25 +748,25 @@ impl Builder<'_> {
                 Ok(n) if n >= 1 => n,
                 _ => {
                     return self.bad(
-                        "event.games",
+                        "match.games",
                         games.span(),
                         format!("must be a whole number from 1 to {}", u32::MAX),
                     );
                 }
             },
         };
-        let time_control = match event.time_control {
+        let time_control = match event.tc {
             None => DEFAULT_TIME_CONTROL
                 .parse()
                 .expect("the default time control is valid"),
             Some(tc) => match tc.get_ref().parse::<TimeControl>() {
                 Ok(tc) => tc,
-                Err(e) => return self.bad("event.time_control", tc.span(), e.to_string()),
+                Err(e) => return self.bad("match.tc", tc.span(), e.to_string()),
             },
         };
         let openings = event
             .openings
-            .map(|p| self.path("event.openings", p))
+            .map(|p| self.path("match.openings", p))
             .transpose()?;
         let pgn = match files.pgn {
             None => self.base.join(DEFAULT_PGN),
@@ -544,8 +787,9 @@ impl Builder<'_> {
                 _ => return self.bad("line.eol", eol.span(), "must be \"lf\" or \"crlf\""),
             },
         };
-        let a = self.player("a", player.a, &settings)?;
-        let b = self.player("b", player.b, &settings)?;
+        let baud_given = line.baud.is_some();
+        let a = self.player("a", player.a, &settings, baud_given)?;
+        let b = self.player("b", player.b, &settings, baud_given)?;
         if a.port.0 == b.port.0 {
             return Err(invalid(
                 self.text,
@@ -555,7 +799,7 @@ impl Builder<'_> {
         }
         Ok(EventConfig {
             ports: [a.config(), b.config()],
-            event: event.name.unwrap_or_else(|| "?".into()),
+            event: event.event.unwrap_or_else(|| "?".into()),
             site: event.site.unwrap_or_else(|| "?".into()),
             round: event.round.map(|r| r.0),
             games,
@@ -563,11 +807,13 @@ impl Builder<'_> {
             openings,
             draw_rule: event.draw_rule.unwrap_or(DrawRule::Auto),
             illegal: event.illegal.unwrap_or(IllegalRule::Loss),
-            reset_delay: self.delay("event.reset_delay", event.reset_delay)?,
-            conclude_delay: self.delay("event.conclude_delay", event.conclude_delay)?,
+            reset_delay: self.delay("match.reset_delay", event.reset_delay)?,
+            conclude_delay: self.delay("match.conclude_delay", event.conclude_delay)?,
             pgn,
             journal,
             eol,
+            unattended: event.unattended.unwrap_or(false),
+            no_wire_compensation: line.no_wire_compensation.unwrap_or(false),
         })
     }
 
@@ -649,6 +895,7 @@ impl Builder<'_> {
         which: &str,
         raw: Option<Spanned<RawPlayer>>,
         defaults: &SerialSettings,
+        baud_given: bool,
     ) -> Result<Player, ConfigFileError> {
         let table = format!("player.{which}");
         let key = format!("{table}.port");
@@ -662,6 +909,13 @@ impl Builder<'_> {
                 &format!("{table}.eol"),
                 eol.span(),
                 "the end of line is the same for both ports: set it in [line]",
+            );
+        }
+        if let Some(off) = &raw.no_wire_compensation {
+            return self.bad(
+                &format!("{table}.no_wire_compensation"),
+                off.span(),
+                "wire compensation is the same for both ports: set it in [line]",
             );
         }
         let mut line = defaults.clone();
@@ -682,6 +936,7 @@ impl Builder<'_> {
             port: (port, span),
             name: raw.name,
             line,
+            baud_given: baud_given || raw.baud.is_some(),
         })
     }
 }
@@ -691,6 +946,7 @@ struct Player {
     port: (String, Range<usize>),
     name: Option<String>,
     line: SerialSettings,
+    baud_given: bool,
 }
 
 impl Player {
@@ -699,6 +955,7 @@ impl Player {
             port: self.port.0.clone(),
             name: self.name.clone(),
             line: self.line.clone(),
+            baud_given: self.baud_given,
         }
     }
 }
@@ -733,6 +990,12 @@ mod tests {
         assert_eq!(config.ports[0].port, "/dev/argus-a");
         assert_eq!(config.ports[1].port, "/dev/argus-b");
         assert_eq!(config.ports[0].name.as_deref(), Some("Stockfish"));
+        assert_eq!(config.ports[1].name.as_deref(), Some("Ann Smith"));
+        assert_eq!(
+            config.journal,
+            Some(PathBuf::from("/var/lib/argus/club.jsonl"))
+        );
+        assert!(!config.unattended && !config.no_wire_compensation);
         assert_eq!(
             config.openings,
             Some(PathBuf::from("/etc/argus/openings.epd"))
@@ -740,10 +1003,68 @@ mod tests {
         assert_eq!(config.pgn, PathBuf::from("/var/lib/argus/club.pgn"));
     }
 
+    /// Whether `key` is a [line] key set again in a player's table.
+    fn for_one_port(key: &str) -> bool {
+        ["player.a.", "player.b."]
+            .iter()
+            .filter_map(|table| key.strip_prefix(table))
+            .any(|name| keys().contains(&format!("line.{name}")))
+    }
+
+    #[test]
+    fn every_table_has_keys() {
+        let keys = keys();
+        for table in field_names::<RawFile>() {
+            assert!(
+                keys.iter().any(|k| k.starts_with(&format!("{table}."))),
+                "[{table}]: list its keys in keys()"
+            );
+        }
+        assert!(keys.contains(&"player.b.port".to_string()), "{keys:?}");
+    }
+
+    /// The example is complete: it gives every key (a [line] key set again for one
+    /// player's port is shown in a comment), each with a comment that says what it does,
+    /// on its line or the next.
+    #[test]
+    fn the_example_gives_every_key_with_a_comment() {
+        fn leaves(prefix: &str, table: &toml::Table, out: &mut Vec<String>) {
+            for (key, value) in table {
+                let path = format!("{prefix}{key}");
+                match value {
+                    toml::Value::Table(inner) => leaves(&format!("{path}."), inner, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        let mut given = Vec::new();
+        leaves("", &EXAMPLE.parse::<toml::Table>().unwrap(), &mut given);
+        given.sort();
+        let mut every: Vec<String> = keys().into_iter().filter(|k| !for_one_port(k)).collect();
+        every.sort();
+        assert_eq!(
+            given, every,
+            "docs/example-event.toml lacks a key, or has one too many"
+        );
+        let lines: Vec<&str> = EXAMPLE.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split('#').next().unwrap_or("").trim();
+            if !code.contains('=') {
+                continue;
+            }
+            let next = lines.get(i + 1).map_or("", |l| l.trim_start());
+            assert!(
+                line.contains('#') || next.starts_with('#'),
+                "docs/example-event.toml, line {}: say what `{code}` does",
+                i + 1
+            );
+        }
+    }
+
     #[test]
     fn the_example_loads_from_its_file() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("event.toml");
+        let path = dir.path().join("match.toml");
         fs::write(&path, EXAMPLE).unwrap();
         let config = EventConfig::load(&path).unwrap();
         assert_eq!(config.openings, Some(dir.path().join("openings.epd")));
@@ -761,11 +1082,13 @@ mod tests {
                         port: "/dev/a".into(),
                         name: None,
                         line: line.clone(),
+                        baud_given: false,
                     },
                     PlayerConfig {
                         port: "/dev/b".into(),
                         name: None,
                         line,
+                        baud_given: false,
                     },
                 ],
                 event: "?".into(),
@@ -781,6 +1104,8 @@ mod tests {
                 pgn: PathBuf::from("/srv/club/argus.pgn"),
                 journal: None,
                 eol: Eol::Lf,
+                unattended: false,
+                no_wire_compensation: false,
             }
         );
         assert_eq!(config.ports[0].line.to_string(), "9600 8N1 flow none");
@@ -789,16 +1114,17 @@ mod tests {
     #[test]
     fn every_key_is_read() {
         let text = r#"
-            [event]
-            name = "Open"
+            [match]
+            event = "Open"
             site = "Hall"
             round = 7
             games = 2
-            time_control = "60+1"
+            tc = "60+1"
             draw_rule = "claim"
             illegal = "fault"
             reset_delay = 0.5
             conclude_delay = 0
+            unattended = true
             [files]
             pgn = "out/games.pgn"
             journal = "/var/log/argus.jsonl"
@@ -809,6 +1135,7 @@ mod tests {
             stop_bits = 2
             flow = "hardware"
             eol = "crlf"
+            no_wire_compensation = true
             [player.a]
             port = "COM3"
             [player.b]
@@ -822,9 +1149,12 @@ mod tests {
         assert_eq!(config.illegal, IllegalRule::Fault);
         assert_eq!(config.reset_delay, Duration::from_millis(500));
         assert_eq!(config.conclude_delay, Duration::ZERO);
+        assert!(config.unattended);
         assert_eq!(config.pgn, PathBuf::from("/srv/club/out/games.pgn"));
         assert_eq!(config.journal, Some(PathBuf::from("/var/log/argus.jsonl")));
         assert_eq!(config.eol, Eol::Crlf);
+        assert!(config.no_wire_compensation);
+        assert!(config.ports.iter().all(|p| p.baud_given));
         let line = SerialSettings {
             baud: 19200,
             data_bits: 7,
@@ -865,10 +1195,72 @@ mod tests {
         );
     }
 
+    /// The wire timing of `text`'s [line] and [player.*] keys, with port A on `a` and
+    /// port B on `b`.
+    fn wire(a: &str, b: &str, keys: &str) -> [Option<Duration>; 2] {
+        let (line, players) = keys.split_once("|").unwrap_or((keys, ""));
+        let (extra_a, extra_b) = players.split_once("|").unwrap_or((players, ""));
+        let text = format!(
+            "[line]\n{line}\n[player.a]\nport = {a:?}\n{extra_a}\n[player.b]\nport = {b:?}\n{extra_b}\n"
+        );
+        parse(&text).unwrap().wire_timing().byte_time
+    }
+
+    /// As on the command line: a real serial port's rate is known from its settings, a
+    /// pty's only when `baud` is given for it, and `no_wire_compensation` turns it off.
+    #[cfg(unix)]
+    #[test]
+    fn a_pty_gets_wire_compensation_only_when_baud_is_given() {
+        let (_master, slave) = crate::transport::pty::pair().unwrap();
+        let pty = slave.path.clone().unwrap();
+        let (_master2, slave2) = crate::transport::pty::pair().unwrap();
+        let pty2 = slave2.path.clone().unwrap();
+        let at = |baud: u32| {
+            let settings = SerialSettings {
+                baud,
+                ..SerialSettings::default()
+            };
+            Some(settings.byte_time())
+        };
+        // A serial port (one that is not a pty) is paced by its settings.
+        assert_eq!(wire("/dev/ttyS7", "/dev/ttyS8", ""), [at(9600), at(9600)]);
+        assert_eq!(wire(&pty, &pty2, ""), [None, None]);
+        assert_eq!(wire(&pty, &pty2, "baud = 9600"), [at(9600), at(9600)]);
+        assert_eq!(wire(&pty, &pty2, "baud = 4800"), [at(4800), at(4800)]);
+        assert_eq!(wire(&pty, &pty2, "|baud = 19200|"), [at(19200), None]);
+        assert_eq!(
+            wire(&pty, "/dev/ttyS8", "|baud = 19200|"),
+            [at(19200), at(9600)]
+        );
+        assert_eq!(
+            wire(
+                &pty,
+                "/dev/ttyS8",
+                "baud = 9600\nno_wire_compensation = true"
+            ),
+            [None, None]
+        );
+        assert_eq!(
+            wire(&pty, "/dev/ttyS8", "no_wire_compensation = false"),
+            [None, at(9600)]
+        );
+    }
+
+    #[test]
+    fn wire_compensation_is_set_for_both_ports_at_once() {
+        let text = "[player.a]\nport = \"/dev/a\"\nno_wire_compensation = true\n[player.b]\nport = \"/dev/b\"\n";
+        rejected(
+            text,
+            "player.a.no_wire_compensation",
+            3,
+            "`no_wire_compensation` in [player.a]: wire compensation is the same for both ports: set it in [line]",
+        );
+    }
+
     #[test]
     fn relative_paths_are_relative_to_the_folder_of_the_file() {
         let text = format!(
-            "[event]\nopenings = \"book/two.epd\"\n[files]\npgn = \"club.pgn\"\njournal = \"../logs/club.jsonl\"\n{PORTS}"
+            "[match]\nopenings = \"book/two.epd\"\n[files]\npgn = \"club.pgn\"\njournal = \"../logs/club.jsonl\"\n{PORTS}"
         );
         let config = parse(&text).unwrap();
         assert_eq!(
@@ -885,7 +1277,7 @@ mod tests {
         assert_eq!(parse(&text).unwrap().pgn, PathBuf::from("/data/club.pgn"));
 
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("event.toml");
+        let path = dir.path().join("match.toml");
         fs::write(&path, format!("[files]\npgn = \"club.pgn\"\n{PORTS}")).unwrap();
         assert_eq!(
             EventConfig::load(&path).unwrap().pgn,
@@ -928,43 +1320,43 @@ mod tests {
     fn each_value_out_of_range_is_reported_at_its_key() {
         let cases = [
             (
-                "[event]\ngames = 0\n",
-                "event.games",
-                "`games` in [event]: must be a whole number from 1",
+                "[match]\ngames = 0\n",
+                "match.games",
+                "`games` in [match]: must be a whole number from 1",
             ),
             (
-                "[event]\ngames = -3\n",
-                "event.games",
+                "[match]\ngames = -3\n",
+                "match.games",
                 "from 1 to 4294967295",
             ),
             (
-                "[event]\ngames = 5000000000\n",
-                "event.games",
+                "[match]\ngames = 5000000000\n",
+                "match.games",
                 "from 1 to 4294967295",
             ),
             (
-                "[event]\nreset_delay = -1\n",
-                "event.reset_delay",
-                "`reset_delay` in [event]: must be a number of seconds from 0 to 86400",
+                "[match]\nreset_delay = -1\n",
+                "match.reset_delay",
+                "`reset_delay` in [match]: must be a number of seconds from 0 to 86400",
             ),
             (
-                "[event]\nconclude_delay = 86400.5\n",
-                "event.conclude_delay",
+                "[match]\nconclude_delay = 86400.5\n",
+                "match.conclude_delay",
                 "from 0 to 86400",
             ),
             (
-                "[event]\nconclude_delay = nan\n",
-                "event.conclude_delay",
+                "[match]\nconclude_delay = nan\n",
+                "match.conclude_delay",
                 "from 0 to 86400",
             ),
             (
-                "[event]\nreset_delay = inf\n",
-                "event.reset_delay",
+                "[match]\nreset_delay = inf\n",
+                "match.reset_delay",
                 "from 0 to 86400",
             ),
             (
-                "[event]\ntime_control = \"40/\"\n",
-                "event.time_control",
+                "[match]\ntc = \"40/\"\n",
+                "match.tc",
                 "invalid time control \"40/\"",
             ),
             (
@@ -1029,23 +1421,23 @@ mod tests {
     fn values_of_the_wrong_type_are_reported_at_their_key() {
         let cases = [
             (
-                "[event]\ngames = \"4\"\n",
-                "event.games",
-                "`games` in [event]: invalid type: string \"4\", expected a whole number",
+                "[match]\ngames = \"4\"\n",
+                "match.games",
+                "`games` in [match]: invalid type: string \"4\", expected a whole number",
             ),
             (
-                "[event]\nreset_delay = \"5\"\n",
-                "event.reset_delay",
+                "[match]\nreset_delay = \"5\"\n",
+                "match.reset_delay",
                 "expected a number",
             ),
             (
-                "[event]\ndraw_rule = \"maybe\"\n",
-                "event.draw_rule",
+                "[match]\ndraw_rule = \"maybe\"\n",
+                "match.draw_rule",
                 "unknown variant `maybe`, expected `auto` or `claim`",
             ),
             (
-                "[event]\nillegal = \"warn\"\n",
-                "event.illegal",
+                "[match]\nillegal = \"warn\"\n",
+                "match.illegal",
                 "expected `loss` or `fault`",
             ),
             (
@@ -1059,8 +1451,8 @@ mod tests {
                 "`flow` in [line]: expected a string",
             ),
             (
-                "[event]\nround = 2.5\n",
-                "event.round",
+                "[match]\nround = 2.5\n",
+                "match.round",
                 "expected a string or a whole number",
             ),
         ];
@@ -1068,29 +1460,29 @@ mod tests {
             rejected(&format!("{head}{PORTS}"), key, 2, words);
         }
         rejected(
-            "event = 3\n",
-            "event",
+            "match = 3\n",
+            "match",
             1,
-            "`event` at the top level: invalid type: integer `3`, expected a table",
+            "`match` at the top level: invalid type: integer `3`, expected a table",
         );
     }
 
     #[test]
     fn an_unknown_key_is_reported_with_its_line() {
         let text =
-            format!("[event]\nname = \"x\"\n\n# a comment\nsite = \"y\"\n\nbad = 1\n{PORTS}");
+            format!("[match]\nevent = \"x\"\n\n# a comment\nsite = \"y\"\n\nbad = 1\n{PORTS}");
         let e = err(&text);
         assert_eq!(
             e.problem(),
             Some(&Problem::UnknownKey {
-                key: "event.bad".into(),
-                expected: "one of `name`, `site`, `round`, `games`, `time_control`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`".into(),
+                key: "match.bad".into(),
+                expected: "one of `event`, `site`, `round`, `games`, `tc`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`".into(),
             })
         );
         assert_eq!(e.position(), Some(Position { line: 7, column: 1 }));
         assert!(
             e.to_string().starts_with(
-                "config: line 7, column 1: unknown key `bad` in [event], expected one of `name`"
+                "config: line 7, column 1: unknown key `bad` in [match], expected one of `event`"
             ),
             "{e}"
         );
@@ -1120,16 +1512,46 @@ mod tests {
         );
     }
 
+    /// A file written for an earlier version, whose keys were not yet all named as the
+    /// options, is told what each is called now.
+    #[test]
+    fn a_renamed_key_is_reported_with_its_name_now() {
+        rejected(
+            &format!("[event]\nname = \"Open\"\n{PORTS}"),
+            "event",
+            1,
+            "[event] is now [match]",
+        );
+        let e = err(&format!("[match]\ngames = 2\nname = \"Open\"\n{PORTS}"));
+        assert_eq!(
+            e.problem(),
+            Some(&Problem::Renamed {
+                key: "match.name".into(),
+                now: "event".into()
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "config: line 3, column 1: `name` in [match] is now `event`, as the option --event"
+        );
+        rejected(
+            &format!("[match]\ntime_control = \"60\"\n{PORTS}"),
+            "match.time_control",
+            2,
+            "`time_control` in [match] is now `tc`, as the option --tc",
+        );
+    }
+
     #[test]
     fn the_file_is_named_in_every_message() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("club.toml");
-        fs::write(&path, format!("[event]\n\nbad = 1\n{PORTS}")).unwrap();
+        fs::write(&path, format!("[match]\n\nbad = 1\n{PORTS}")).unwrap();
         let e = EventConfig::load(&path).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
-                "config {}: line 3, column 1: unknown key `bad` in [event], expected one of `name`, `site`, `round`, `games`, `time_control`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`",
+                "config {}: line 3, column 1: unknown key `bad` in [match], expected one of `event`, `site`, `round`, `games`, `tc`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`",
                 path.display()
             )
         );
@@ -1195,15 +1617,15 @@ mod tests {
 
     #[test]
     fn a_syntax_error_gives_its_line_and_column() {
-        let e = err("[event]\nname = \"x\"\ngames = = 2\n");
+        let e = err("[match]\nevent = \"x\"\ngames = = 2\n");
         assert!(matches!(e.problem(), Some(Problem::Syntax { .. })), "{e:?}");
         assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
-        let e = err("[event]\nname = 1\nname = 2\n");
+        let e = err("[match]\nname = 1\nname = 2\n");
         assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
         assert!(e.to_string().ends_with("duplicate key `name`"), "{e}");
-        let e = err("[event]\n[line]\n[event]\n");
+        let e = err("[match]\n[line]\n[match]\n");
         assert_eq!(e.position().map(|p| p.line), Some(3), "{e}");
-        assert!(e.to_string().ends_with("duplicate key `event`"), "{e}");
+        assert!(e.to_string().ends_with("duplicate key `match`"), "{e}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the journal records every input so that a session can be replayed exactly.
 
 pub mod cable_test;
+pub mod cli;
 pub mod client;
 pub mod config;
 pub mod core;

@@ -8,350 +8,24 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches};
 
+use argus::cli::{
+    CableTestArgs, Cli, ClientArgs, Command, DemoArgs, DrawRuleArg, EpdCommand, IllegalArg,
+    ReplayArgs, RoleArg, SerialArgs, WireArgs,
+};
 use argus::client::uci::UciEngine;
 use argus::client::xboard::XboardEngine;
-use argus::client::{self, ClientOptions, Engine, Limit, human::HumanEngine, random::RandomEngine};
-use argus::config::{EventConfig, MAX_DELAY_SECS};
-use argus::core::clock::TimeControl;
+use argus::client::{self, ClientOptions, Engine, human::HumanEngine, random::RandomEngine};
+use argus::config::{EventConfig, read_openings};
 use argus::core::supervisor;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee, WireTiming};
-use argus::epd::Record;
 use argus::journal::{self, Event, Journal};
 use argus::mediator::{self, Control, Eol, Line, PrintWatcher, Records};
-use argus::transport::serial::{self, FlowName, ParityName, SerialSettings};
+use argus::transport::serial::{self, SerialSettings};
 use argus::transport::tcp;
 
 mod resume_args;
-
-#[derive(Parser)]
-#[command(
-    name = "argus",
-    version,
-    about = "An automated referee for computer chess over serial lines"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Referee a match between the players on two serial ports.
-    Serial(Box<SerialArgs>),
-    /// Play through a serial port as a client of a referee.
-    Client(ClientArgs),
-    /// Play a short demo match between two built-in clients over pty pairs.
-    Demo(DemoArgs),
-    /// Replay a journal through the referee and check it reproduces the session.
-    Replay(ReplayArgs),
-    /// Relay two ports at the byte timing of a real line (a line simulator).
-    Wire(WireArgs),
-    /// Test a null-modem cable between two ports, or one port with a loopback plug.
-    CableTest(CableTestArgs),
-    /// List the serial ports on this machine.
-    Ports,
-    /// EPD file tools for preparing openings files.
-    #[command(subcommand)]
-    Epd(EpdCommand),
-}
-
-#[derive(Args)]
-struct WireArgs {
-    /// One end (normally a pty, the other end of which a program opens).
-    port_a: String,
-    /// The other end.
-    port_b: String,
-    #[command(flatten)]
-    line: LineArgs,
-    /// The probability that a byte is corrupted (one bit flipped), 0 to 1.
-    #[arg(long, default_value_t = 0.0, value_name = "RATE")]
-    noise: f64,
-    /// The seed of the noise.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-}
-
-#[derive(Args)]
-struct CableTestArgs {
-    /// The first port.
-    port_a: String,
-    /// The second port (not with --loopback).
-    #[arg(required_unless_present = "loopback", conflicts_with = "loopback")]
-    port_b: Option<String>,
-    /// Test one port with a loopback plug (TxD joined to RxD).
-    #[arg(long)]
-    loopback: bool,
-    /// Bytes sent each way [default: about two seconds of the line].
-    #[arg(long, value_name = "N")]
-    bytes: Option<usize>,
-    #[command(flatten)]
-    line: LineArgs,
-}
-
-#[derive(Subcommand)]
-enum EpdCommand {
-    /// Check every record: it parses, its position is legal, its operations are
-    /// well-formed; errors are reported with their line numbers.
-    Check {
-        /// The EPD file (`-` or nothing for standard input).
-        file: Option<PathBuf>,
-    },
-    /// Write every record in canonical form (the pfdn verb of EPD spec 7.1).
-    Normalize {
-        /// The input (`-` or nothing for standard input).
-        input: Option<PathBuf>,
-        /// The output (nothing for standard output).
-        output: Option<PathBuf>,
-        /// Copy invalid records unchanged instead of leaving them out.
-        #[arg(long)]
-        keep_invalid: bool,
-    },
-    /// Remove every operation with OPCODE (the pfop verb of EPD spec 7.4).
-    Purge {
-        /// The opcode to remove, such as `c0` or `acn`.
-        opcode: String,
-        /// The input (`-` or nothing for standard input).
-        input: Option<PathBuf>,
-        /// The output (nothing for standard output).
-        output: Option<PathBuf>,
-    },
-}
-
-#[derive(Args, Clone)]
-struct LineArgs {
-    /// Bits per second [default: 9600].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    baud: Option<u32>,
-    /// Data bits: 5, 6, 7 or 8.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(5..=8))]
-    data_bits: u8,
-    /// Parity.
-    #[arg(long, value_enum, default_value_t = ParityName::None)]
-    parity: ParityName,
-    /// Stop bits: 1 or 2.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
-    stop_bits: u8,
-    /// Flow control.
-    #[arg(long, value_enum, default_value_t = FlowName::None)]
-    flow: FlowName,
-    /// The end of line to send.
-    #[arg(long, value_enum, default_value_t = Eol::Lf)]
-    eol: Eol,
-}
-
-impl LineArgs {
-    fn settings(&self) -> SerialSettings {
-        SerialSettings {
-            baud: self.baud.unwrap_or(9600),
-            data_bits: self.data_bits,
-            parity: self.parity,
-            stop_bits: self.stop_bits,
-            flow: self.flow,
-        }
-    }
-}
-
-#[derive(Args)]
-struct SerialArgs {
-    /// The port of player A (White in odd games).
-    #[arg(required_unless_present_any = ["resume", "config"])]
-    port_a: Option<String>,
-    /// The port of player B (White in even games).
-    #[arg(required_unless_present_any = ["resume", "config"])]
-    port_b: Option<String>,
-    /// Take every option from an event file (TOML; see docs/example-event.toml), as a
-    /// referee running in the background under systemd does.
-    #[arg(long, value_name = "EVENT.toml", conflicts_with_all = ["port_a", "port_b"])]
-    config: Option<PathBuf>,
-    /// Take over the match of a referee that died, from its journal: the ports, the
-    /// match and the time are rebuilt from it, both players are resynchronised, and the
-    /// journal goes on in the same file. Other options (or --config) may be given too
-    /// but must agree with the journal; ports given replace the journal's.
-    #[arg(long, value_name = "JOURNAL")]
-    resume: Option<PathBuf>,
-    /// Go on with the match if its journal exists (as --resume would: every option must
-    /// agree with it), or start it if not: one command for a referee that is stopped and
-    /// started again, as a service is. Needs a named journal (--journal, or `journal`
-    /// in the event file).
-    #[arg(long = "continue", conflicts_with = "resume")]
-    continue_match: bool,
-    #[command(flatten)]
-    line: LineArgs,
-    /// The time control, in PGN TimeControl syntax (`300+5`, `40/5400+30:1800+30`).
-    #[arg(long, default_value = "300+5", value_name = "TIMECONTROL")]
-    tc: TimeControl,
-    /// How many games.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    games: u32,
-    /// An EPD file of start positions; each is played twice, colours swapped.
-    #[arg(long, value_name = "FILE.epd")]
-    openings: Option<PathBuf>,
-    /// The PGN Event tag.
-    #[arg(long, default_value = "?")]
-    event: String,
-    /// The PGN Site tag.
-    #[arg(long, default_value = "?")]
-    site: String,
-    /// The PGN Round tag (default: the game number).
-    #[arg(long)]
-    round: Option<String>,
-    /// Player A's name (else its sign_on name, else the port).
-    #[arg(long)]
-    name_a: Option<String>,
-    /// Player B's name (else its sign_on name, else the port).
-    #[arg(long)]
-    name_b: Option<String>,
-    /// The PGN file games are appended to.
-    #[arg(long, default_value = "argus.pgn")]
-    pgn: PathBuf,
-    /// The journal (default: a dated .jsonl in the working directory).
-    #[arg(long)]
-    journal: Option<PathBuf>,
-    /// Seconds to wait after reset.
-    #[arg(long, default_value = "5", value_parser = parse_secs, value_name = "SECS")]
-    reset_delay: Duration,
-    /// Seconds to wait after conclude.
-    #[arg(long, default_value = "5", value_parser = parse_secs, value_name = "SECS")]
-    conclude_delay: Duration,
-    /// Whether repetition and fifty-move draws are automatic or must be claimed.
-    #[arg(long, value_enum, default_value_t = DrawRuleArg::Auto)]
-    draw_rule: DrawRuleArg,
-    /// What an illegal move costs.
-    #[arg(long, value_enum, default_value_t = IllegalArg::Loss)]
-    illegal: IllegalArg,
-    /// Run without a supervisor at the console.
-    #[arg(long)]
-    unattended: bool,
-    /// Charge the players the time their records spend on a slow line, too. By default
-    /// that time is deducted when the line's rate is known: on a real serial port, or on
-    /// a pty when --baud is given.
-    #[arg(long)]
-    no_wire_compensation: bool,
-}
-
-#[derive(Copy, Clone, clap::ValueEnum)]
-enum DrawRuleArg {
-    Auto,
-    Claim,
-}
-
-#[derive(Copy, Clone, clap::ValueEnum)]
-enum IllegalArg {
-    Loss,
-    Fault,
-}
-
-#[derive(Args)]
-struct ClientArgs {
-    /// The serial port to the referee (not with --connect).
-    #[arg(required_unless_present = "connect", conflicts_with = "connect")]
-    port: Option<String>,
-    /// Connect to a referee over TCP instead of a serial port.
-    #[arg(long, value_name = "HOST:PORT")]
-    connect: Option<String>,
-    #[command(flatten)]
-    line: LineArgs,
-    /// The player: random, human, uci:COMMAND or xboard:COMMAND (COMMAND is the
-    /// engine's command line, e.g. "uci:/usr/games/stockfish").
-    #[arg(long, default_value = "random", value_name = "ENGINE")]
-    engine: String,
-    /// An engine option, NAME=VALUE (UCI setoption; CECP option); repeatable.
-    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
-    options: Vec<(String, String)>,
-    /// Search to a fixed limit instead of the clock: nodes=N, depth=N or movetime=MS.
-    #[arg(long, value_name = "LIMIT")]
-    limit: Option<Limit>,
-    /// The random mover's seed.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// The name to sign on with (default: the engine's own name).
-    #[arg(long)]
-    name: Option<String>,
-    /// Do not offer the checksum extension (sealed records, resends after noise; see
-    /// docs/protocol.md): play as a client that knows only the profile.
-    #[arg(long)]
-    no_checksum: bool,
-    /// Milliseconds the random mover waits before each move.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    think_ms: u64,
-}
-
-fn parse_option(text: &str) -> Result<(String, String), String> {
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("{text:?}: expected NAME=VALUE"))?;
-    if name.trim().is_empty() {
-        return Err(format!("{text:?}: the option has no name"));
-    }
-    Ok((name.trim().to_string(), value.trim().to_string()))
-}
-
-#[derive(Args)]
-struct DemoArgs {
-    /// The PGN file to write.
-    #[arg(long, default_value = "argus-demo.pgn")]
-    pgn: PathBuf,
-    /// How many games.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
-    games: u32,
-}
-
-#[derive(Args)]
-struct ReplayArgs {
-    /// The journal to replay.
-    journal: PathBuf,
-    /// Where to write the PGN the replay reproduces (default: standard output).
-    #[arg(long, conflicts_with = "role")]
-    pgn: Option<PathBuf>,
-    /// Act as the recorded player a or b toward a live referee, or as the recorded
-    /// referee toward a live client, on --port; report where the live side differs.
-    #[arg(long = "as", value_name = "a|b|referee", value_enum, requires = "port")]
-    role: Option<RoleArg>,
-    /// The port of the live program (with --as).
-    #[arg(long, requires = "role")]
-    port: Option<String>,
-    /// With --as referee: which recorded player the live client stands for.
-    #[arg(long, value_enum, default_value_t = RoleArg::A)]
-    client: RoleArg,
-    /// Send at N times the recorded pace.
-    #[arg(
-        long,
-        default_value_t = 1.0,
-        value_name = "N",
-        conflicts_with = "instant"
-    )]
-    speed: f64,
-    /// Send each line as soon as the live side has caught up.
-    #[arg(long)]
-    instant: bool,
-    /// Go on after the first difference.
-    #[arg(long)]
-    keep_going: bool,
-    #[command(flatten)]
-    line: LineArgs,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
-enum RoleArg {
-    A,
-    B,
-    Referee,
-}
-
-fn parse_secs(text: &str) -> Result<Duration, String> {
-    let secs: f64 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if !secs.is_finite() || secs < 0.0 {
-        return Err(format!("{text:?} is not a number of seconds >= 0"));
-    }
-    if secs > MAX_DELAY_SECS {
-        return Err(format!("{text:?} is more than a day ({MAX_DELAY_SECS} s)"));
-    }
-    Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
-}
 
 /// Reports a command-line error in one line that names the culprit (help and version
 /// are printed as they are).
@@ -375,6 +49,8 @@ fn usage_error(e: &clap::Error) -> ExitCode {
             .take_while(|l| l.starts_with('<') || l.starts_with("--"))
             .collect();
         eprintln!("{first} {}", missing.join(" "));
+    } else if let Some(hint) = argus::cli::config_hint(e) {
+        eprintln!("{first}: {hint}");
     } else {
         eprintln!("{first}");
     }
@@ -468,36 +144,6 @@ fn rfc3339_now() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
-}
-
-/// Reads an openings file: one EPD record per line; blank lines and lines starting with
-/// `#` are skipped. Returns the positions as FEN.
-fn read_openings(path: &Path) -> Result<Vec<String>> {
-    let text = fs::read(path).with_context(|| format!("openings file {}", path.display()))?;
-    let mut fens = Vec::new();
-    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-        let trimmed = line.trim_ascii();
-        if trimmed.is_empty() || trimmed.starts_with(b"#") {
-            continue;
-        }
-        let where_ = || format!("openings file {}, line {}", path.display(), i + 1);
-        let rec = Record::from_ascii(trimmed).with_context(where_)?;
-        let setup = rec.setup();
-        let pos: shakmaty::Chess = setup
-            .clone()
-            .position(shakmaty::CastlingMode::Standard)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .with_context(where_)?;
-        if shakmaty::Position::is_game_over(&pos) {
-            bail!("{}: the position is already over (no legal move)", where_());
-        }
-        let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Always);
-        fens.push(fen.to_string());
-    }
-    if fens.is_empty() {
-        bail!("openings file {}: no positions in it", path.display());
-    }
-    Ok(fens)
 }
 
 /// Everything a serial session needs, from the command line, a config file or the
@@ -609,15 +255,21 @@ fn wire_timing(
     compensate: bool,
     eol: Eol,
 ) -> WireTiming {
-    let known = |path: &str| compensate && (explicit || !serial::is_pty(path));
     WireTiming {
-        byte_time: ports.map(|p| known(p).then(|| settings.byte_time())),
+        byte_time: ports.map(|p| {
+            compensate
+                .then(|| serial::known_byte_time(p, settings, explicit))
+                .flatten()
+        }),
         eol_bytes: eol.bytes().len() as u8,
     }
 }
 
+/// The match of the event file `file`; `unattended` from the command line, or from the
+/// file, runs it without a supervisor.
 fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
     let event = EventConfig::load(file)?;
+    let unattended = unattended || event.unattended;
     let openings = match &event.openings {
         Some(path) => read_openings(path)?,
         None => Vec::new(),
@@ -639,10 +291,7 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
         draw_rule: event.draw_rule,
         illegal: event.illegal,
         attended: !unattended,
-        wire: WireTiming {
-            byte_time: [a, b].map(|p| (!serial::is_pty(&p.port)).then(|| p.line.byte_time())),
-            eol_bytes: event.eol.bytes().len() as u8,
-        },
+        wire: event.wire_timing(),
     };
     Ok(Plan {
         ports: [a.port.clone(), b.port.clone()],
@@ -705,7 +354,7 @@ fn plan_resume(
         pgn,
         journal: journal_path.to_path_buf(),
         start: Start::Resume(Box::new(rebuilt)),
-        attended: !args.unattended,
+        attended: !(args.unattended || event.as_ref().is_some_and(|e| e.unattended)),
     })
 }
 

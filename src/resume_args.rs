@@ -23,7 +23,9 @@ use argus::core::{DrawRule, IllegalRule, MatchConfig};
 use argus::journal::Rebuilt;
 use argus::transport::serial::{ParityName, SerialSettings};
 
-use super::{DrawRuleArg, IllegalArg, SerialArgs, eol_name, read_openings};
+use argus::cli::{DrawRuleArg, IllegalArg, SerialArgs};
+
+use super::{eol_name, read_openings};
 
 /// The options of `argus serial` typed on the command line, by their clap ids.
 #[derive(Debug, Default)]
@@ -61,7 +63,7 @@ enum Source<'a> {
 
 impl Source<'_> {
     /// The option and its value as the user wrote it: `--games 10`,
-    /// `event.toml: games = 10 in [event]`; `None` for a key the file leaves out.
+    /// `event.toml: games = 10 in [match]`; `None` for a key the file leaves out.
     fn show(self, value: Option<&str>) -> String {
         match (self, value) {
             (Source::Flag(flag), Some(value)) => format!("--{flag} {value}"),
@@ -313,7 +315,7 @@ pub(crate) fn check(
         return Err(check.contradiction(
             flag("unattended"),
             None,
-            "a supervisor at the console (a player's sign_off pauses the game for a decision); resume without --unattended",
+            &format!("{SUPERVISOR}; resume without --unattended"),
         ));
     }
     if given.has("no_wire_compensation")
@@ -329,66 +331,77 @@ pub(crate) fn check(
     Ok(())
 }
 
+/// What a journal whose match had a supervisor has, for `unattended`.
+const SUPERVISOR: &str =
+    "a supervisor at the console (a player's sign_off pauses the game for a decision)";
+
 /// Every value of the event file `file` against the journal, but the ports.
 fn check_event(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()> {
     let config = check.config;
     let at = |table, key| Source::File(file, table, key);
     check.same(
-        at("event", "name"),
+        at("match", "event"),
         event.event.as_str(),
         &config.event,
         quote,
     )?;
     check.same(
-        at("event", "site"),
+        at("match", "site"),
         event.site.as_str(),
         &config.site,
         quote,
     )?;
     if event.round != config.round {
         return Err(check.contradiction(
-            at("event", "round"),
+            at("match", "round"),
             event.round.as_deref().map(quote).as_deref(),
             &optional(&config.round, "none (the game number)"),
         ));
     }
     check.same(
-        at("event", "games"),
+        at("match", "games"),
         &event.games,
         &config.games,
         u32::to_string,
     )?;
     check.same(
-        at("event", "time_control"),
+        at("match", "tc"),
         &event.time_control,
         &config.time_control,
         |tc| quote(&tc.to_string()),
     )?;
-    check.openings(at("event", "openings"), event.openings.as_deref())?;
+    check.openings(at("match", "openings"), event.openings.as_deref())?;
     check.same(
-        at("event", "draw_rule"),
+        at("match", "draw_rule"),
         &event.draw_rule,
         &config.draw_rule,
         |r| quote(&draw_name(r)),
     )?;
     check.same(
-        at("event", "illegal"),
+        at("match", "illegal"),
         &event.illegal,
         &config.illegal,
         |r| quote(&illegal_name(r)),
     )?;
     check.same(
-        at("event", "reset_delay"),
+        at("match", "reset_delay"),
         &event.reset_delay,
         &config.reset_delay,
         secs,
     )?;
     check.same(
-        at("event", "conclude_delay"),
+        at("match", "conclude_delay"),
         &event.conclude_delay,
         &config.conclude_delay,
         secs,
     )?;
+    if event.unattended && config.attended {
+        return Err(check.contradiction(
+            at("match", "unattended"),
+            Some("true"),
+            &format!("{SUPERVISOR}; resume with unattended = false"),
+        ));
+    }
     check.pgn(at("files", "pgn"), &event.pgn)?;
     if let Some(journal) = &event.journal {
         check.journal(at("files", "journal"), journal)?;
@@ -417,7 +430,42 @@ fn check_event(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()
             ));
         }
     }
-    check.eol(at("line", "eol"), eol_name(event.eol), quote)
+    check.eol(at("line", "eol"), eol_name(event.eol), quote)?;
+    check_wire(check, file, event)
+}
+
+/// Wire compensation as the event file gives it (with its ports) against the journal's,
+/// port by port.
+fn check_wire(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()> {
+    let given = event.wire_timing().byte_time;
+    let has = &check.config.wire.byte_time;
+    for (i, port) in ["port A", "port B"].into_iter().enumerate() {
+        match (given[i].is_some(), has[i].is_some()) {
+            (true, true) | (false, false) => {}
+            (false, true) if event.no_wire_compensation => {
+                return Err(check.contradiction(
+                    Source::File(file, "line", "no_wire_compensation"),
+                    Some("true"),
+                    "wire compensation (the time records spend on the line is charged to nobody)",
+                ));
+            }
+            (false, true) => {
+                return Err(anyhow!(
+                    "{}: no baud for {port}, a pty, contradicts the journal {}, which has wire compensation there (argus knows a pty's rate only when baud is given)",
+                    file.display(),
+                    check.journal.display()
+                ));
+            }
+            (true, false) => {
+                return Err(anyhow!(
+                    "{}: wire compensation on {port} contradicts the journal {}, which has none there (no_wire_compensation = true in [line] agrees with it)",
+                    file.display(),
+                    check.journal.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A line setting written as the user gives it.
@@ -512,8 +560,9 @@ fn absolute(path: &Path) -> PathBuf {
 mod tests {
     use clap::CommandFactory;
 
+    use argus::cli::Cli;
+
     use super::Given;
-    use crate::Cli;
 
     fn given(args: &[&str]) -> Vec<String> {
         let matches = Cli::command()

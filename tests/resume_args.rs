@@ -247,12 +247,18 @@ fn another_journal_or_unattended_over_a_supervisor_is_refused() {
 
 /// An event file for the two peers, with `games` games.
 fn event_file(dir: &Path, a: &Peer, b: &Peer, games: u32) -> std::path::PathBuf {
+    event_file_with(dir, a, b, games, "")
+}
+
+/// An event file for the two peers, with `games` games and `more`: keys of [match], then
+/// any other table.
+fn event_file_with(dir: &Path, a: &Peer, b: &Peer, games: u32, more: &str) -> std::path::PathBuf {
     let path = dir.join("event.toml");
     std::fs::write(
         &path,
         format!(
-            "[event]\nname = \"Club\"\ngames = {games}\ntime_control = \"60\"\n\
-             reset_delay = 0\nconclude_delay = 0\n\
+            "[match]\nevent = \"Club\"\ngames = {games}\ntc = \"60\"\n\
+             reset_delay = 0\nconclude_delay = 0\n{more}\n\
              [files]\npgn = \"games.pgn\"\njournal = \"session.jsonl\"\n\
              [player.a]\nport = \"{}\"\n[player.b]\nport = \"{}\"\n",
             a.path, b.path
@@ -262,17 +268,13 @@ fn event_file(dir: &Path, a: &Peer, b: &Peer, games: u32) -> std::path::PathBuf 
     path
 }
 
-#[test]
-fn an_event_file_that_agrees_resumes_and_one_that_does_not_is_refused() {
-    let mut a = Peer::new();
-    let mut b = Peer::new();
-    let dir = tempfile::tempdir().unwrap();
-    let config = event_file(dir.path(), &a, &b, 1);
+/// Starts `argus serial --config config` with `extra`, writing in `dir`.
+fn start_with_config(config: &Path, extra: &[&str], dir: tempfile::TempDir) -> Referee {
     let child = Command::new(env!("CARGO_BIN_EXE_argus"))
         .arg("serial")
         .arg("--config")
-        .arg(&config)
-        .arg("--unattended")
+        .arg(config)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -280,7 +282,145 @@ fn an_event_file_that_agrees_resumes_and_one_that_does_not_is_refused() {
         .expect("argus runs");
     let pgn = dir.path().join("games.pgn");
     let journal = dir.path().join("session.jsonl");
-    let referee = Referee::adopt(child, dir, pgn, journal);
+    Referee::adopt(child, dir, pgn, journal)
+}
+
+/// The match of the journal at `path`, as its session line has it.
+fn journal_match(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    let session: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    session["config"].clone()
+}
+
+/// The wire timing of the match in the journal at `path`.
+fn journal_wire(path: &Path) -> serde_json::Value {
+    journal_match(path)["wire"]["byte_time"].clone()
+}
+
+/// `unattended = true` in an event file runs the match without a supervisor, as
+/// --unattended does; a file that resumes a match with a supervisor cannot say it.
+#[test]
+fn unattended_in_an_event_file_is_the_option_and_must_agree_when_it_resumes() {
+    let a = Peer::new();
+    let b = Peer::new();
+    let dir = tempfile::tempdir().unwrap();
+    let config = event_file_with(dir.path(), &a, &b, 1, "unattended = true");
+    let mut referee = start_with_config(&config, &[], dir);
+    assert_eq!(journal_match(&referee.journal)["attended"], false);
+    crash(&mut referee);
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = event_file_with(dir.path(), &a, &b, 1, "unattended = false");
+    let mut referee = start_with_config(&config, &[], dir);
+    assert_eq!(journal_match(&referee.journal)["attended"], true);
+    crash(&mut referee);
+    event_file_with(referee.dir.path(), &a, &b, 1, "unattended = true");
+    let err = refused(&resume_args(
+        &referee.journal,
+        &["--config", config.to_str().unwrap()],
+    ));
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: unattended = true in [match] contradicts the journal {}, which has a supervisor at the console (a player's sign_off pauses the game for a decision); resume with unattended = false\n",
+            config.display(),
+            referee.journal.display()
+        )
+    );
+}
+
+/// A pty with `baud` in the event file has wire compensation, as with `--baud` on the
+/// command line; a file that resumes the match must agree with the journal on it.
+#[test]
+fn an_event_file_with_baud_compensates_a_pty_and_must_agree_when_it_resumes() {
+    let a = Peer::new();
+    let b = Peer::new();
+    let dir = tempfile::tempdir().unwrap();
+    let config = event_file_with(dir.path(), &a, &b, 1, "[line]\nbaud = 9600");
+    let mut referee = start_with_config(&config, &["--unattended"], dir);
+    // Ten bits a byte (start, eight data bits, stop) at 9600 baud.
+    let at_9600 = serde_json::json!({"secs": 0, "nanos": 1_041_666});
+    assert_eq!(
+        journal_wire(&referee.journal),
+        serde_json::json!([at_9600, at_9600])
+    );
+    crash(&mut referee);
+    let journal = referee.journal.clone();
+    let dir = referee.dir.path();
+    let up_arrow = resume_args(
+        &journal,
+        &["--config", config.to_str().unwrap(), "--unattended"],
+    );
+    event_file_with(
+        dir,
+        &a,
+        &b,
+        1,
+        "[line]\nbaud = 9600\nno_wire_compensation = true",
+    );
+    let err = refused(&up_arrow);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: no_wire_compensation = true in [line] contradicts the journal {}, which has wire compensation (the time records spend on the line is charged to nobody)\n",
+            config.display(),
+            journal.display()
+        )
+    );
+    // No baud is 9600 too, but then argus cannot know a pty's rate.
+    event_file_with(dir, &a, &b, 1, "");
+    let err = refused(&up_arrow);
+    assert!(
+        err.starts_with(&format!(
+            "error: {}: no baud for port A, a pty, contradicts the journal {}, which has wire compensation there",
+            config.display(),
+            journal.display()
+        )),
+        "{err}"
+    );
+    event_file_with(dir, &a, &b, 1, "[line]\nbaud = 9600");
+    take_over(&mut referee, &up_arrow);
+    referee.wait_for("argus: refereeing", Duration::from_secs(10));
+
+    // The other way: a match without compensation, resumed by a file with it.
+    let a = Peer::new();
+    let b = Peer::new();
+    let dir = tempfile::tempdir().unwrap();
+    let config = event_file_with(
+        dir.path(),
+        &a,
+        &b,
+        1,
+        "[line]\nbaud = 4800\nno_wire_compensation = true",
+    );
+    let mut referee = start_with_config(&config, &["--unattended"], dir);
+    assert_eq!(
+        journal_wire(&referee.journal),
+        serde_json::json!([null, null])
+    );
+    crash(&mut referee);
+    event_file_with(referee.dir.path(), &a, &b, 1, "[line]\nbaud = 4800");
+    let err = refused(&resume_args(
+        &referee.journal,
+        &["--config", config.to_str().unwrap(), "--unattended"],
+    ));
+    assert!(
+        err.starts_with(&format!(
+            "error: {}: wire compensation on port A contradicts the journal {}, which has none there",
+            config.display(),
+            referee.journal.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_event_file_that_agrees_resumes_and_one_that_does_not_is_refused() {
+    let mut a = Peer::new();
+    let mut b = Peer::new();
+    let dir = tempfile::tempdir().unwrap();
+    let config = event_file(dir.path(), &a, &b, 1);
+    let referee = start_with_config(&config, &["--unattended"], dir);
     a.sign_on("Alpha");
     b.sign_on("Beta");
     let mut m = Match { a, b, referee };
@@ -298,7 +438,7 @@ fn an_event_file_that_agrees_resumes_and_one_that_does_not_is_refused() {
     assert_eq!(
         err,
         format!(
-            "error: {}: games = 3 in [event] contradicts the journal {}, which has 1\n",
+            "error: {}: games = 3 in [match] contradicts the journal {}, which has 1\n",
             config.display(),
             journal.display()
         )

@@ -481,6 +481,21 @@ fn an_existing_journal_is_never_overwritten() {
     assert_eq!(std::fs::read_to_string(&journal).unwrap(), "precious\n");
 }
 
+/// With an event file, the file gives the match: another option on the command line
+/// is refused, naming the key that gives it.
+#[test]
+fn an_option_given_with_an_event_file_is_refused_naming_its_key() {
+    let out = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["serial", "--config", "event.toml", "--games", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the argument '--config <EVENT.toml>' cannot be used with '--games <GAMES>': set `games` in [match] of the event file instead\n"
+    );
+}
+
 #[test]
 fn an_event_file_gives_every_option() {
     let mut a = Peer::new();
@@ -491,11 +506,11 @@ fn an_event_file_gives_every_option() {
         &config,
         format!(
             r#"
-[event]
-name = "Config cup"
+[match]
+event = "Config cup"
 site = "Club hall"
 games = 1
-time_control = "90+1"
+tc = "90+1"
 reset_delay = 0
 conclude_delay = 0
 

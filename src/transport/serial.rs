@@ -196,6 +196,18 @@ fn open_port(path: &str, settings: &SerialSettings, fresh: bool) -> io::Result<D
     }
 }
 
+/// The time one byte takes on the line at `path` with `settings`, when argus knows the
+/// line's rate: a real serial port's from its settings, a pty's (which nothing paces)
+/// only when its rate was given explicitly (`baud_given`: `--baud`, or `baud` in an
+/// event file).
+pub fn known_byte_time(
+    path: &str,
+    settings: &SerialSettings,
+    baud_given: bool,
+) -> Option<std::time::Duration> {
+    (baud_given || !is_pty(path)).then(|| settings.byte_time())
+}
+
 /// Whether `path` is a pseudo-terminal (a pty, as socat or a line simulator makes),
 /// whose baud setting means nothing: the referee then knows a line's rate only when it is
 /// given explicitly.

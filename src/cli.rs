@@ -1,0 +1,628 @@
+//! The command line of `argus`: its subcommands and their options, as clap parses them.
+//!
+//! The definitions live in the library so that tests can walk them: every option of
+//! `argus serial` has a key of the same name in an event file ([`crate::config`]), and a
+//! test in this module checks both ways.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::client::Limit;
+use crate::config::MAX_DELAY_SECS;
+use crate::core::clock::TimeControl;
+use crate::mediator::Eol;
+use crate::transport::serial::{FlowName, ParityName, SerialSettings};
+
+// The whole command line (clap reads doc comments as help, hence plain comments on
+// the types here).
+#[derive(Parser)]
+#[command(
+    name = "argus",
+    version,
+    about = "An automated referee for computer chess over serial lines"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+// The subcommands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Referee a match between the players on two serial ports.
+    Serial(Box<SerialArgs>),
+    /// Play through a serial port as a client of a referee.
+    Client(ClientArgs),
+    /// Play a short demo match between two built-in clients over pty pairs.
+    Demo(DemoArgs),
+    /// Replay a journal through the referee and check it reproduces the session.
+    Replay(ReplayArgs),
+    /// Relay two ports at the byte timing of a real line (a line simulator).
+    Wire(WireArgs),
+    /// Test a null-modem cable between two ports, or one port with a loopback plug.
+    CableTest(CableTestArgs),
+    /// List the serial ports on this machine.
+    Ports,
+    /// EPD file tools for preparing openings files.
+    #[command(subcommand)]
+    Epd(EpdCommand),
+}
+
+// `argus wire`.
+#[derive(Args)]
+pub struct WireArgs {
+    /// One end (normally a pty, the other end of which a program opens).
+    pub port_a: String,
+    /// The other end.
+    pub port_b: String,
+    #[command(flatten)]
+    pub line: LineArgs,
+    /// The probability that a byte is corrupted (one bit flipped), 0 to 1.
+    #[arg(long, default_value_t = 0.0, value_name = "RATE")]
+    pub noise: f64,
+    /// The seed of the noise.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+// `argus cable-test`.
+#[derive(Args)]
+pub struct CableTestArgs {
+    /// The first port.
+    pub port_a: String,
+    /// The second port (not with --loopback).
+    #[arg(required_unless_present = "loopback", conflicts_with = "loopback")]
+    pub port_b: Option<String>,
+    /// Test one port with a loopback plug (TxD joined to RxD).
+    #[arg(long)]
+    pub loopback: bool,
+    /// Bytes sent each way [default: about two seconds of the line].
+    #[arg(long, value_name = "N")]
+    pub bytes: Option<usize>,
+    #[command(flatten)]
+    pub line: LineArgs,
+}
+
+// `argus epd`.
+#[derive(Subcommand)]
+pub enum EpdCommand {
+    /// Check every record: it parses, its position is legal, its operations are
+    /// well-formed; errors are reported with their line numbers.
+    Check {
+        /// The EPD file (`-` or nothing for standard input).
+        file: Option<PathBuf>,
+    },
+    /// Write every record in canonical form (the pfdn verb of EPD spec 7.1).
+    Normalize {
+        /// The input (`-` or nothing for standard input).
+        input: Option<PathBuf>,
+        /// The output (nothing for standard output).
+        output: Option<PathBuf>,
+        /// Copy invalid records unchanged instead of leaving them out.
+        #[arg(long)]
+        keep_invalid: bool,
+    },
+    /// Remove every operation with OPCODE (the pfop verb of EPD spec 7.4).
+    Purge {
+        /// The opcode to remove, such as `c0` or `acn`.
+        opcode: String,
+        /// The input (`-` or nothing for standard input).
+        input: Option<PathBuf>,
+        /// The output (nothing for standard output).
+        output: Option<PathBuf>,
+    },
+}
+
+// The line settings every subcommand that opens a port takes.
+#[derive(Args, Clone)]
+pub struct LineArgs {
+    /// Bits per second [default: 9600].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub baud: Option<u32>,
+    /// Data bits: 5, 6, 7 or 8.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(5..=8))]
+    pub data_bits: u8,
+    /// Parity.
+    #[arg(long, value_enum, default_value_t = ParityName::None)]
+    pub parity: ParityName,
+    /// Stop bits: 1 or 2.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub stop_bits: u8,
+    /// Flow control.
+    #[arg(long, value_enum, default_value_t = FlowName::None)]
+    pub flow: FlowName,
+    /// The end of line to send.
+    #[arg(long, value_enum, default_value_t = Eol::Lf)]
+    pub eol: Eol,
+}
+
+impl LineArgs {
+    /// The serial settings, 9600 baud when none is given.
+    pub fn settings(&self) -> SerialSettings {
+        SerialSettings {
+            baud: self.baud.unwrap_or(9600),
+            data_bits: self.data_bits,
+            parity: self.parity,
+            stop_bits: self.stop_bits,
+            flow: self.flow,
+        }
+    }
+}
+
+// `argus serial`. Every option but --config, --resume and --continue is also a key of
+// an event file, of the same name (see `crate::config`; the tests below check it).
+#[derive(Args)]
+pub struct SerialArgs {
+    /// The port of player A (White in odd games).
+    #[arg(required_unless_present_any = ["resume", "config"])]
+    pub port_a: Option<String>,
+    /// The port of player B (White in even games).
+    #[arg(required_unless_present_any = ["resume", "config"])]
+    pub port_b: Option<String>,
+    /// Take every option from an event file (TOML; see docs/example-event.toml), as a
+    /// referee running in the background under systemd does. Its keys are the options'
+    /// names; only --unattended, --resume and --continue may be given with it.
+    #[arg(
+        long,
+        value_name = "EVENT.toml",
+        conflicts_with_all = [
+            "port_a", "port_b", "baud", "data_bits", "parity", "stop_bits", "flow", "eol",
+            "tc", "games", "openings", "event", "site", "round", "name_a", "name_b", "pgn",
+            "journal", "reset_delay", "conclude_delay", "draw_rule", "illegal",
+            "no_wire_compensation",
+        ]
+    )]
+    pub config: Option<PathBuf>,
+    /// Take over the match of a referee that died, from its journal: the ports, the
+    /// match and the time are rebuilt from it, both players are resynchronised, and the
+    /// journal goes on in the same file. Other options (or --config) may be given too
+    /// but must agree with the journal; ports given replace the journal's.
+    #[arg(long, value_name = "JOURNAL")]
+    pub resume: Option<PathBuf>,
+    /// Go on with the match if its journal exists (as --resume would: every option must
+    /// agree with it), or start it if not: one command for a referee that is stopped and
+    /// started again, as a service is. Needs a named journal (--journal, or `journal`
+    /// in the event file).
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_match: bool,
+    #[command(flatten)]
+    pub line: LineArgs,
+    /// The time control, in PGN TimeControl syntax (`300+5`, `40/5400+30:1800+30`).
+    #[arg(long, default_value = "300+5", value_name = "TIMECONTROL")]
+    pub tc: TimeControl,
+    /// How many games.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: u32,
+    /// An EPD file of start positions; each is played twice, colours swapped.
+    #[arg(long, value_name = "FILE.epd")]
+    pub openings: Option<PathBuf>,
+    /// The PGN Event tag.
+    #[arg(long, default_value = "?")]
+    pub event: String,
+    /// The PGN Site tag.
+    #[arg(long, default_value = "?")]
+    pub site: String,
+    /// The PGN Round tag (default: the game number).
+    #[arg(long)]
+    pub round: Option<String>,
+    /// Player A's name (else its sign_on name, else the port).
+    #[arg(long)]
+    pub name_a: Option<String>,
+    /// Player B's name (else its sign_on name, else the port).
+    #[arg(long)]
+    pub name_b: Option<String>,
+    /// The PGN file games are appended to.
+    #[arg(long, default_value = "argus.pgn")]
+    pub pgn: PathBuf,
+    /// The journal (default: a dated .jsonl in the working directory).
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
+    /// Seconds to wait after reset.
+    #[arg(long, default_value = "5", value_parser = parse_secs, value_name = "SECS")]
+    pub reset_delay: Duration,
+    /// Seconds to wait after conclude.
+    #[arg(long, default_value = "5", value_parser = parse_secs, value_name = "SECS")]
+    pub conclude_delay: Duration,
+    /// Whether repetition and fifty-move draws are automatic or must be claimed.
+    #[arg(long, value_enum, default_value_t = DrawRuleArg::Auto)]
+    pub draw_rule: DrawRuleArg,
+    /// What an illegal move costs.
+    #[arg(long, value_enum, default_value_t = IllegalArg::Loss)]
+    pub illegal: IllegalArg,
+    /// Run without a supervisor at the console.
+    #[arg(long)]
+    pub unattended: bool,
+    /// Charge the players the time their records spend on a slow line, too. By default
+    /// that time is deducted when the line's rate is known: on a real serial port, or on
+    /// a pty when --baud is given.
+    #[arg(long)]
+    pub no_wire_compensation: bool,
+}
+
+/// For an option of `argus serial` given with `--config`, which clap refuses: where the
+/// event file gives it (`set `games` in [match] of the event file instead`).
+pub fn config_hint(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::ArgumentConflict {
+        return None;
+    }
+    let args: Vec<&str> = [ContextKind::InvalidArg, ContextKind::PriorArg]
+        .into_iter()
+        .filter_map(|kind| e.get(kind))
+        .flat_map(|value| match value {
+            ContextValue::String(arg) => vec![arg.as_str()],
+            ContextValue::Strings(args) => args.iter().map(String::as_str).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let is_config = |arg: &&str| arg.starts_with("--config ");
+    if !args.iter().any(is_config) {
+        return None;
+    }
+    // `--games <GAMES>`, `[PORT_A]`.
+    let other = args.iter().find(|arg| !is_config(arg))?;
+    let name = other
+        .trim_start_matches("--")
+        .split(' ')
+        .next()?
+        .trim_matches(['[', ']', '<', '>'])
+        .to_ascii_lowercase();
+    let key = crate::config::key_of_option(&name)?;
+    let (table, leaf) = key.rsplit_once('.')?;
+    Some(format!(
+        "set `{leaf}` in [{table}] of the event file instead"
+    ))
+}
+
+// --draw-rule.
+#[derive(Copy, Clone, clap::ValueEnum)]
+pub enum DrawRuleArg {
+    Auto,
+    Claim,
+}
+
+// --illegal.
+#[derive(Copy, Clone, clap::ValueEnum)]
+pub enum IllegalArg {
+    Loss,
+    Fault,
+}
+
+// `argus client`.
+#[derive(Args)]
+pub struct ClientArgs {
+    /// The serial port to the referee (not with --connect).
+    #[arg(required_unless_present = "connect", conflicts_with = "connect")]
+    pub port: Option<String>,
+    /// Connect to a referee over TCP instead of a serial port.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub connect: Option<String>,
+    #[command(flatten)]
+    pub line: LineArgs,
+    /// The player: random, human, uci:COMMAND or xboard:COMMAND (COMMAND is the
+    /// engine's command line, e.g. "uci:/usr/games/stockfish").
+    #[arg(long, default_value = "random", value_name = "ENGINE")]
+    pub engine: String,
+    /// An engine option, NAME=VALUE (UCI setoption; CECP option); repeatable.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
+    pub options: Vec<(String, String)>,
+    /// Search to a fixed limit instead of the clock: nodes=N, depth=N or movetime=MS.
+    #[arg(long, value_name = "LIMIT")]
+    pub limit: Option<Limit>,
+    /// The random mover's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The name to sign on with (default: the engine's own name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Do not offer the checksum extension (sealed records, resends after noise; see
+    /// docs/protocol.md): play as a client that knows only the profile.
+    #[arg(long)]
+    pub no_checksum: bool,
+    /// Milliseconds the random mover waits before each move.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub think_ms: u64,
+}
+
+/// An engine option, `NAME=VALUE`.
+pub fn parse_option(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: expected NAME=VALUE"))?;
+    if name.trim().is_empty() {
+        return Err(format!("{text:?}: the option has no name"));
+    }
+    Ok((name.trim().to_string(), value.trim().to_string()))
+}
+
+// `argus demo`.
+#[derive(Args)]
+pub struct DemoArgs {
+    /// The PGN file to write.
+    #[arg(long, default_value = "argus-demo.pgn")]
+    pub pgn: PathBuf,
+    /// How many games.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: u32,
+}
+
+// `argus replay`.
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The journal to replay.
+    pub journal: PathBuf,
+    /// Where to write the PGN the replay reproduces (default: standard output).
+    #[arg(long, conflicts_with = "role")]
+    pub pgn: Option<PathBuf>,
+    /// Act as the recorded player a or b toward a live referee, or as the recorded
+    /// referee toward a live client, on --port; report where the live side differs.
+    #[arg(long = "as", value_name = "a|b|referee", value_enum, requires = "port")]
+    pub role: Option<RoleArg>,
+    /// The port of the live program (with --as).
+    #[arg(long, requires = "role")]
+    pub port: Option<String>,
+    /// With --as referee: which recorded player the live client stands for.
+    #[arg(long, value_enum, default_value_t = RoleArg::A)]
+    pub client: RoleArg,
+    /// Send at N times the recorded pace.
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_name = "N",
+        conflicts_with = "instant"
+    )]
+    pub speed: f64,
+    /// Send each line as soon as the live side has caught up.
+    #[arg(long)]
+    pub instant: bool,
+    /// Go on after the first difference.
+    #[arg(long)]
+    pub keep_going: bool,
+    #[command(flatten)]
+    pub line: LineArgs,
+}
+
+// `argus replay --as`.
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum RoleArg {
+    A,
+    B,
+    Referee,
+}
+
+/// A delay in seconds, from 0 to a day (fractions allowed).
+pub fn parse_secs(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("{text:?} is not a number of seconds >= 0"));
+    }
+    if secs > MAX_DELAY_SECS {
+        return Err(format!("{text:?} is more than a day ({MAX_DELAY_SECS} s)"));
+    }
+    Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, Command, DrawRuleArg, IllegalArg, SerialArgs, config_hint};
+    use crate::config::{EventConfig, key_of_option, keys};
+    use crate::core::{DrawRule, IllegalRule};
+
+    /// The options of `argus serial` that have no key in an event file, and why: they say
+    /// how a run finds its match, not what the match is.
+    const NOT_IN_A_FILE: [(&str, &str); 3] = [
+        ("config", "it names the event file itself"),
+        (
+            "resume",
+            "it names the journal of a match to take over, whose every option is in the journal",
+        ),
+        (
+            "continue",
+            "it takes the match over from its journal or starts it, by whether the journal exists; the file names the journal",
+        ),
+    ];
+
+    /// The options of `argus serial`, by name (long names; the ids of positional
+    /// arguments), but help.
+    fn serial_options() -> Vec<String> {
+        let cli = Cli::command();
+        let serial = cli.find_subcommand("serial").expect("argus serial");
+        serial
+            .get_arguments()
+            .filter(|arg| arg.get_id() != "help")
+            .map(|arg| arg.get_long().unwrap_or(arg.get_id().as_str()).to_string())
+            .collect()
+    }
+
+    /// The key's table and name: `("match", "games")`.
+    fn split(key: &str) -> (&str, &str) {
+        key.rsplit_once('.').expect("a key in a table")
+    }
+
+    #[test]
+    fn every_option_of_serial_is_a_key_of_the_same_name_and_every_key_an_option() {
+        let options = serial_options();
+        let keys: BTreeSet<String> = keys().into_iter().collect();
+        let mut covered = BTreeSet::new();
+        for name in &options {
+            let key = key_of_option(name);
+            if let Some((_, why)) = NOT_IN_A_FILE.iter().find(|(n, _)| n == name) {
+                assert_eq!(key, None, "--{name} is listed as having no key ({why})");
+                continue;
+            }
+            let Some(key) = key else {
+                panic!(
+                    "--{name} has no key `{}` in the event file: add one (src/config.rs), or list the option in NOT_IN_A_FILE with the reason",
+                    name.replace('-', "_")
+                );
+            };
+            assert_eq!(
+                split(&key).1,
+                name.replace('-', "_")
+                    .trim_end_matches("_a")
+                    .trim_end_matches("_b"),
+                "--{name}"
+            );
+            covered.insert(key);
+        }
+        for (name, _) in NOT_IN_A_FILE {
+            assert!(
+                options.iter().any(|o| o == name),
+                "NOT_IN_A_FILE names --{name}, which argus serial does not have"
+            );
+        }
+        // Every key is an option: one of the above, or a [line] key set again in a
+        // player's table for that player's port alone.
+        for key in &keys {
+            if covered.contains(key) {
+                continue;
+            }
+            let for_one_port = ["player.a.", "player.b."]
+                .iter()
+                .find_map(|table| key.strip_prefix(table))
+                .map(|name| format!("line.{name}"));
+            assert!(
+                for_one_port.is_some_and(|line| covered.contains(&line)),
+                "the event file's key {key} is no option of argus serial: add the option (src/cli.rs), or remove the key"
+            );
+        }
+    }
+
+    /// A name is one key: each has one table, and none could be read as a player's.
+    #[test]
+    fn no_key_name_is_ambiguous() {
+        let mut tables = BTreeMap::new();
+        for key in keys() {
+            let (table, name) = split(&key);
+            if table.starts_with("player.") {
+                continue;
+            }
+            assert!(
+                !name.ends_with("_a") && !name.ends_with("_b"),
+                "{key}: a name ending in _a or _b is a player's"
+            );
+            if let Some(other) = tables.insert(name.to_string(), table.to_string()) {
+                panic!("`{name}` is a key of both [{other}] and [{table}]");
+            }
+        }
+        // A player's own keys (the port, the name) are no other table's; the others are
+        // [line]'s, for that player's port alone.
+        for key in keys() {
+            let (table, name) = split(&key);
+            if let (true, Some(other)) = (table.starts_with("player."), tables.get(name)) {
+                assert_eq!(other, "line", "{key} is also a key of [{other}]");
+            }
+        }
+    }
+
+    /// With --config the file gives the match: the command line may add only what has
+    /// no key, and --unattended (the same file serves a referee in the hall and one in
+    /// the background); clap refuses any other option.
+    #[test]
+    fn with_config_only_the_options_without_a_key_and_unattended_may_be_given() {
+        let cli = Cli::command();
+        let serial = cli.find_subcommand("serial").unwrap();
+        let config = serial
+            .get_arguments()
+            .find(|arg| arg.get_id() == "config")
+            .unwrap();
+        let refused: BTreeSet<&str> = serial
+            .get_arg_conflicts_with(config)
+            .iter()
+            .map(|arg| arg.get_id().as_str())
+            .collect();
+        for arg in serial.get_arguments() {
+            let id = arg.get_id().as_str();
+            if id == "help" || id == "config" {
+                continue;
+            }
+            let name = arg.get_long().unwrap_or(id);
+            let allowed =
+                name == "unattended" || NOT_IN_A_FILE.iter().any(|(option, _)| *option == name);
+            assert_eq!(
+                refused.contains(id),
+                !allowed,
+                "--{name} with --config: list it in (or take it out of) the conflicts of --config"
+            );
+        }
+    }
+
+    #[test]
+    fn an_option_refused_with_config_names_its_key() {
+        let hint = |args: &[&str]| {
+            let e = Cli::command()
+                .try_get_matches_from(["argus", "serial"].iter().chain(args))
+                .map(|_| ())
+                .unwrap_err();
+            config_hint(&e)
+        };
+        assert_eq!(
+            hint(&["--config", "e.toml", "--reset-delay", "1"]).as_deref(),
+            Some("set `reset_delay` in [match] of the event file instead")
+        );
+        assert_eq!(
+            hint(&["--name-b", "Ann", "--config", "e.toml"]).as_deref(),
+            Some("set `name` in [player.b] of the event file instead")
+        );
+        assert_eq!(
+            hint(&["--config", "e.toml", "/dev/ttyS0"]).as_deref(),
+            Some("set `port` in [player.a] of the event file instead")
+        );
+        assert_eq!(hint(&["--resume", "j", "--continue"]), None);
+    }
+
+    /// A key left out of a file means what the option left off the command line does.
+    #[test]
+    fn the_file_and_the_command_line_have_the_same_defaults() {
+        let Command::Serial(args) = Cli::try_parse_from(["argus", "serial", "/dev/a", "/dev/b"])
+            .unwrap()
+            .command
+        else {
+            panic!("argus serial");
+        };
+        let SerialArgs { line, .. } = args.as_ref();
+        let file = "[player.a]\nport = \"/dev/a\"\n[player.b]\nport = \"/dev/b\"\n";
+        let event = EventConfig::parse(file, Path::new("")).unwrap();
+        assert_eq!(event.time_control, args.tc);
+        assert_eq!(event.games, args.games);
+        assert_eq!(event.openings, args.openings);
+        assert_eq!(event.event, args.event);
+        assert_eq!(event.site, args.site);
+        assert_eq!(event.round, args.round);
+        assert_eq!(
+            [&event.ports[0].name, &event.ports[1].name],
+            [&args.name_a, &args.name_b]
+        );
+        assert_eq!(event.pgn, args.pgn);
+        assert_eq!(event.journal, args.journal);
+        assert_eq!(event.reset_delay, args.reset_delay);
+        assert_eq!(event.conclude_delay, args.conclude_delay);
+        let draw_rule = match args.draw_rule {
+            DrawRuleArg::Auto => DrawRule::Auto,
+            DrawRuleArg::Claim => DrawRule::Claim,
+        };
+        assert_eq!(event.draw_rule, draw_rule);
+        let illegal = match args.illegal {
+            IllegalArg::Loss => IllegalRule::Loss,
+            IllegalArg::Fault => IllegalRule::Fault,
+        };
+        assert_eq!(event.illegal, illegal);
+        assert_eq!(event.unattended, args.unattended);
+        assert_eq!(event.no_wire_compensation, args.no_wire_compensation);
+        for port in &event.ports {
+            assert_eq!(port.line, line.settings());
+            assert_eq!(port.baud_given, line.baud.is_some());
+        }
+        assert_eq!(event.eol, line.eol);
+        assert_eq!(event.journal_path("x"), PathBuf::from("argus-x.jsonl"));
+    }
+}

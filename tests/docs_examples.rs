@@ -1,0 +1,58 @@
+//! Every example file in `docs/` loads as argus loads it: an event file (`*.toml`) through
+//! the event-file loader, and the openings file it names through the openings reader; an
+//! openings file (`*.epd`) through the openings reader. A file of a type this test does
+//! not know fails it, so that a new kind of example gets its loader here.
+
+use std::path::{Path, PathBuf};
+
+use argus::config::{EventConfig, read_openings};
+
+/// The files under `dir`, in sorted order.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn every_example_file_in_docs_loads() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let mut examples = Vec::new();
+    for path in files(&docs) {
+        let shown = path.display();
+        match path.extension().and_then(|e| e.to_str()) {
+            // The documentation itself.
+            Some("md") => continue,
+            Some("toml") => {
+                let event = EventConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                if let Some(openings) = &event.openings {
+                    read_openings(openings).unwrap_or_else(|e| panic!("{shown}: {e}"));
+                }
+            }
+            Some("epd") => {
+                read_openings(&path).unwrap_or_else(|e| panic!("{e}"));
+            }
+            _ => panic!(
+                "{shown}: an example file of a type this test does not load: add its loader here"
+            ),
+        }
+        examples.push(path);
+    }
+    for name in ["example-event.toml", "openings.epd"] {
+        assert!(
+            examples.contains(&docs.join(name)),
+            "docs/{name} was not loaded"
+        );
+    }
+}
