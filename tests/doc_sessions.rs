@@ -186,10 +186,16 @@ fn record(doc: &str, games: u32, args: &[&str]) {
 
 /// Writes the journals the documents' sessions replay and resume: real sessions of
 /// the referee with two scripted players (fool's mate, each game). Run it by hand when
-/// the journal format changes: `cargo test --test doc_sessions -- --ignored`.
+/// the journal format changes:
+/// `ARGUS_RECORD_DOC_JOURNALS=1 cargo test --test doc_sessions record -- --ignored`
+/// (CI's `--include-ignored` leaves the committed journals alone).
 #[test]
 #[ignore = "writes the journals in tests/data/docs; run by hand"]
 fn record_the_journals_of_the_documents() {
+    if std::env::var_os("ARGUS_RECORD_DOC_JOURNALS").is_none() {
+        eprintln!("set ARGUS_RECORD_DOC_JOURNALS=1 to write the journals");
+        return;
+    }
     let quick = ["--reset-delay", "0.2", "--conclude-delay", "0.2"];
     let readme = [
         "--tc",
