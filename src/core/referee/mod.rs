@@ -866,6 +866,8 @@ impl Referee {
             .filter(|s| !s.is_empty())
             .map(str::to_string);
         if self.game_in_progress() {
+            // Signed on again, after a sign_off too: in the game now, and in the next.
+            self.players[port.index()].signed_on = true;
             self.notice(Notice::Resync { port });
             self.resync(port);
             return;
