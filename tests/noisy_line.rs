@@ -173,6 +173,10 @@ fn the_documented_seals_match() {
             _ => broken.push(line),
         }
     }
-    assert_eq!(broken.len(), 1, "only the noisy example is broken: {broken:?}");
+    assert_eq!(
+        broken.len(),
+        1,
+        "only the noisy example is broken: {broken:?}"
+    );
     assert!(broken[0].contains("sm e7;"), "{broken:?}");
 }
