@@ -886,6 +886,8 @@ impl Referee {
             .filter(|s| !s.is_empty())
             .map(str::to_string);
         if self.game_in_progress() {
+            // Signed on again, after a sign_off too: in the game now, and in the next.
+            self.players[port.index()].signed_on = true;
             let known = name.is_none() || name == self.players[port.index()].tcsi_name;
             if self.phase != Phase::Playing && known {
                 // A client signs on until it hears from the referee: this one crossed

@@ -820,3 +820,33 @@ fn a_sign_on_that_crossed_the_reset_is_not_a_restart() {
     assert!(!said(&s).iter().any(|n| n.contains("resynchronising")));
     assert_eq!(s.take().len(), 1, "the reset again");
 }
+
+#[test]
+fn a_player_back_after_a_sign_off_plays_the_next_game() {
+    let mut cfg = config("60");
+    cfg.games = 2;
+    cfg.attended = true;
+    let mut s = Script::new(cfg);
+    s.reach_first_respond();
+    s.drain_all(5000);
+    // White signs off: the game pauses; it signs on again, and the supervisor resumes.
+    s.line(Port::A, 5500, &format!("{START} refreq sign_off;"));
+    s.line(Port::A, 6000, &format!("{START} refreq sign_on;"));
+    s.input(Input::Supervisor {
+        at: ms(6500),
+        command: Command::Resume,
+    });
+    s.drain_all(6500);
+    s.line(Port::A, 7000, &format!("{START} refreq reply; resign;"));
+    assert_eq!(s.reports.len(), 1);
+    s.drain_all(7000);
+    s.input(Input::Timeout { at: ms(12_000) });
+    let sent = s.take();
+    assert!(
+        sent.iter()
+            .filter(|(_, l)| l.ends_with("refcom reset;"))
+            .count()
+            == 2,
+        "game 2 begins without another sign_on: {sent:?}"
+    );
+}
