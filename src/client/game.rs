@@ -1,0 +1,180 @@
+//! The game as the client follows it from the referee's records: the position, the
+//! moves, the time control from `inform`, and the clocks rebuilt for the engine.
+
+use super::*;
+
+pub(super) struct State {
+    pub(super) start: Chess,
+    pub(super) pos: Chess,
+    pub(super) moves: Vec<Move>,
+    pub(super) time_control: Option<TimeControl>,
+    /// Whether the game's `inform` came after its `reset`: without it the client does
+    /// not know the time control (nor the names).
+    pub(super) informed: bool,
+    pub(super) result: Option<String>,
+    /// The ply number (from the move numbers) of the game's start, set by `reset`.
+    pub(super) first_ply: u32,
+    /// The time this client has spent on its own moves in this game, by its own watch.
+    pub(super) own_used: Duration,
+}
+
+/// The ply number of `pos` from its move numbers: 0 at the standard start.
+pub(super) fn ply(pos: &Chess) -> u32 {
+    2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black)
+}
+
+impl State {
+    pub(super) fn new() -> State {
+        State {
+            start: Chess::default(),
+            pos: Chess::default(),
+            moves: Vec::new(),
+            time_control: None,
+            informed: false,
+            result: None,
+            first_ply: 0,
+            own_used: Duration::ZERO,
+        }
+    }
+
+    /// Takes the record's position, with its `sm` applied, as current: keeps the
+    /// history when it is the position already held, else starts a new history from it
+    /// (EPD spec 8.1). A record that cannot be reconciled (an impossible position, a
+    /// move that is not legal in it) changes nothing and is an error: the client never
+    /// plays on from a board that is not the referee's.
+    pub(super) fn follow(&mut self, rec: &Record) -> Result<(), String> {
+        let pos = rec
+            .setup()
+            .position::<Chess>(CastlingMode::Standard)
+            .map_err(|e| format!("an impossible position ({}): {e}", rec.position))?;
+        let sm = match rec
+            .operands("sm")
+            .and_then(|o| o.first())
+            .map(|op| op.as_move_text().or(op.as_str()).unwrap_or_default())
+        {
+            Some(text) => Some(
+                resolve_move(&pos, text)
+                    .map_err(|e| format!("a move that does not fit its position ({text}): {e}"))?,
+            ),
+            None => None,
+        };
+        if !same(&pos, &self.pos) {
+            self.start = pos.clone();
+            self.pos = pos;
+            self.moves.clear();
+        }
+        if let Some(m) = sm {
+            self.pos.play_unchecked(m);
+            self.moves.push(m);
+        }
+        Ok(())
+    }
+
+    /// The tags of an `inform`: the time control, and the result once it is known.
+    pub(super) fn inform(&mut self, rec: &Record) {
+        self.informed = true;
+        let Some(ops) = rec.operands("ptp") else {
+            return;
+        };
+        for pair in ops.chunks(2) {
+            let [tag, value] = pair else { continue };
+            let value = value.as_str();
+            match tag.as_identifier() {
+                Some("TimeControl") => {
+                    self.time_control = value.and_then(|v| match v.parse() {
+                        Ok(tc) => Some(tc),
+                        Err(e) => {
+                            log::warn!("the referee's time control: {e}");
+                            None
+                        }
+                    });
+                }
+                Some("Result") => self.result = value.filter(|v| *v != "*").map(str::to_string),
+                _ => {}
+            }
+        }
+    }
+
+    /// The clocks before the side to move moves, from the time control and `cc`.
+    ///
+    /// `cc` is truncated to whole seconds, so the player's own consumption is taken as
+    /// the larger of `cc` and what the client measured itself (from each respond's
+    /// arrival to its reply's departure): an engine is never told it has time that the
+    /// referee has already charged.
+    pub(super) fn clocks(&self, rec: &Record) -> Option<TurnClocks> {
+        let tc = self.time_control.as_ref().filter(|tc| tc.is_timed())?;
+        let mut consumed = match rec.operands("cc")? {
+            [Operand::Clock(w), Operand::Clock(b)] => ByColor {
+                white: w.to_duration(),
+                black: b.to_duration(),
+            },
+            _ => return None,
+        };
+        let me = self.pos.turn();
+        consumed[me] = consumed[me].max(self.own_used);
+        // Moves made by each side since the game's start, from the move numbers (which
+        // survive a history the client had to start afresh).
+        let made = |color: Color| {
+            let plies = self.first_ply..ply(&self.pos);
+            u32::try_from(
+                plies
+                    .filter(|p| (p % 2 == 0) == (color == Color::White))
+                    .count(),
+            )
+            .unwrap_or(u32::MAX)
+        };
+        let clocks = Clocks::from_consumed(
+            tc,
+            ByColor {
+                white: made(Color::White),
+                black: made(Color::Black),
+            },
+            consumed,
+        );
+        Some(TurnClocks {
+            remaining: ByColor {
+                white: clocks.remaining(Color::White).unwrap_or_default(),
+                black: clocks.remaining(Color::Black).unwrap_or_default(),
+            },
+            increment: ByColor {
+                white: clocks.increment(Color::White),
+                black: clocks.increment(Color::Black),
+            },
+            moves_to_go: clocks.moves_to_go(self.pos.turn()),
+        })
+    }
+}
+
+pub(super) fn same(a: &Chess, b: &Chess) -> bool {
+    a.board() == b.board()
+        && a.turn() == b.turn()
+        && a.castles().castling_rights() == b.castles().castling_rights()
+        && a.ep_square(EnPassantMode::Legal) == b.ep_square(EnPassantMode::Legal)
+        && a.halfmoves() == b.halfmoves()
+        && a.fullmoves() == b.fullmoves()
+}
+
+pub(super) fn record(pos: &Chess, refreq: &str) -> Record {
+    let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
+    rec.set("refreq", vec![Operand::Identifier(refreq.to_string())]);
+    rec
+}
+
+pub(super) fn write_line(w: &mut dyn Write, line: &str, eol: Eol) -> io::Result<()> {
+    let mut line = line.as_bytes().to_vec();
+    line.extend_from_slice(eol.bytes());
+    let mut buf = &line[..];
+    while !buf.is_empty() {
+        match w.write(buf) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => buf = &buf[n..],
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    w.flush()
+}

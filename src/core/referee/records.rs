@@ -1,0 +1,215 @@
+//! The records the referee sends, and the game's record: tags, `inform`, `respond`,
+//! `fault`, the analysis on a reply in SAN, and the PGN of a game.
+
+use super::*;
+
+impl Referee {
+    pub(super) fn tags(&self, cur: &Current) -> Vec<(String, String)> {
+        let result = cur
+            .finish
+            .as_ref()
+            .map_or(GameResult::Unknown, |f| f.result)
+            .to_string();
+        let round = self
+            .cfg
+            .round
+            .clone()
+            .unwrap_or_else(|| cur.number.to_string());
+        let mut tags: Vec<(String, String)> = vec![
+            ("Event".into(), self.cfg.event.clone()),
+            ("Site".into(), self.cfg.site.clone()),
+            ("Date".into(), self.cfg.date.clone()),
+            ("Round".into(), round),
+            ("White".into(), cur.name_of(Color::White).to_string()),
+            ("Black".into(), cur.name_of(Color::Black).to_string()),
+            ("Result".into(), result),
+            ("TimeControl".into(), self.cfg.time_control.to_string()),
+        ];
+        if *cur.game.start() != Chess::default() {
+            tags.push(("SetUp".into(), "1".into()));
+            tags.push((
+                "FEN".into(),
+                Fen::from_position(cur.game.start(), EnPassantMode::Always).to_string(),
+            ));
+        }
+        tags
+    }
+
+    pub(super) fn inform_record(&self, cur: &Current) -> Record {
+        let mut operands = Vec::new();
+        for (name, value) in self.tags(cur) {
+            operands.push(Operand::Identifier(name));
+            operands.push(Operand::lossy_string(&value));
+        }
+        let mut rec = record(cur.game.position(), "inform");
+        rec.set("ptp", operands);
+        rec
+    }
+
+    pub(super) fn respond_record(cur: &Current) -> Record {
+        let game = &cur.game;
+        let (pos, sm) = match game.last_move() {
+            Some(m) => (&m.before, Some(m.san.to_string())),
+            None => (game.position(), None),
+        };
+        let mut rec = record(pos, "respond");
+        number_ops(&mut rec, pos);
+        let consumed =
+            |c| Operand::Clock(Clock::from_duration_truncated(game.clocks().consumed(c)));
+        rec.set("cc", vec![consumed(Color::White), consumed(Color::Black)]);
+        if let Some(sm) = sm {
+            rec.set("sm", vec![Operand::Move(sm)]);
+        }
+        if cur.offer.is_some() {
+            rec.set("draw_offer", vec![]);
+        }
+        rec
+    }
+
+    pub(super) fn fault_record(pos: &Chess, reason: &str) -> Record {
+        let mut rec = record(pos, "fault");
+        rec.set("c0", vec![Operand::lossy_string(reason)]);
+        rec
+    }
+}
+
+/// A record of `pos` with the given `refcom`. The en passant field names the square
+/// after every double pawn push (EPD spec 4.4).
+pub(super) fn record(pos: &Chess, refcom: &str) -> Record {
+    let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
+    rec.set("refcom", vec![Operand::Identifier(refcom.to_string())]);
+    rec
+}
+
+pub(super) fn number_ops(rec: &mut Record, pos: &Chess) {
+    rec.set(
+        "fmvn",
+        vec![Operand::Integer(i64::from(pos.fullmoves().get()))],
+    );
+    rec.set("hmvc", vec![Operand::Integer(i64::from(pos.halfmoves()))]);
+}
+
+pub(super) fn text_operand(rec: &Record, opcode: &str) -> Option<String> {
+    let ops = rec.operands(opcode)?;
+    let parts: Vec<String> = ops
+        .iter()
+        .map(|op| op.as_str().map_or_else(|| op.to_string(), str::to_string))
+        .collect();
+    Some(parts.join(" "))
+}
+
+/// Whether the four data fields of `epd` describe `pos`. The en passant field is
+/// compared by effect: a square where no en passant capture is legal equals `-`.
+pub(super) fn same_position(pos: &Chess, epd: &Epd) -> bool {
+    let setup = epd.clone().into_setup();
+    let legal_ep = pos.ep_square(EnPassantMode::Legal);
+    let claimed_ep = setup.ep_square.filter(|sq| Some(*sq) == legal_ep);
+    setup.board == *pos.board()
+        && setup.turn == pos.turn()
+        && setup.castling_rights == pos.castles().castling_rights()
+        && claimed_ep == legal_ep
+}
+
+/// The mover's analysis from a reply, in the form engine testers read in PGN comments:
+/// the score and depth (`ce`, `acd`) as `+0.35/12`, the time (`acs`) as `1s`, the
+/// nodes (`acn`) as `15400n`, then `pv ...` (or `pm ...`) in canonical SAN from `pos`,
+/// the reply's position (see [`san_line`]), and the `c0` comment.
+pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
+    let first = |op: &str| rec.operands(op).and_then(|o| o.first());
+    let int = |op: &str| first(op).and_then(Operand::as_integer);
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(ce) = int("ce") {
+        let mut score = if ce > 32000 {
+            format!("+M{}", (32767 - ce + 1) / 2)
+        } else if ce < -32000 {
+            format!("-M{}", (32767 + ce) / 2)
+        } else {
+            format!("{:+.2}", ce as f64 / 100.0)
+        };
+        if let Some(depth) = int("acd") {
+            score.push_str(&format!("/{depth}"));
+        }
+        parts.push(score);
+    }
+    if let Some(secs) = int("acs") {
+        parts.push(format!("{secs}s"));
+    }
+    if let Some(nodes) = int("acn") {
+        parts.push(format!("{nodes}n"));
+    }
+    let moves = |op: &str| {
+        // pm has one operand; a second one is not read.
+        let ops = rec.operands(op)?;
+        let ops = if op == "pm" {
+            &ops[..ops.len().min(1)]
+        } else {
+            ops
+        };
+        let sans = san_line(pos, ops);
+        (!sans.is_empty()).then(|| format!("{op} {}", sans.join(" ")))
+    };
+    if let Some(pv) = moves("pv").or_else(|| moves("pm")) {
+        parts.push(pv);
+    }
+    if let Some(comment) = first("c0").and_then(Operand::as_str) {
+        parts.push(comment.to_string());
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// The moves of a `pv` (or the one of a `pm`), played in turn from `pos`, the position
+/// of the record that carries them (EPD spec 6.19 and 6.21), in canonical SAN with
+/// their check and mate marks. Each is read as an `sm` is ([`resolve_move`]: SAN with
+/// or without its marks, `0-0`, `e8Q`, coordinates), and the line stops before the
+/// first move that is unreadable, illegal or ambiguous there: what is kept is always a
+/// legal sequence.
+pub(super) fn san_line(pos: &Chess, ops: &[Operand]) -> Vec<String> {
+    let mut pos = pos.clone();
+    let mut sans = Vec::new();
+    for op in ops {
+        let Some(text) = op.as_move_text() else {
+            break;
+        };
+        let Ok(m) = resolve_move(&pos, text) else {
+            break;
+        };
+        sans.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+    }
+    sans
+}
+
+pub(super) fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String {
+    let finish = cur.finish.as_ref().expect("a finished game");
+    tags.push(("Termination".into(), finish.termination.to_string()));
+    tags.push(("PlyCount".into(), cur.game.moves().len().to_string()));
+    const RESUMED: &str = "the referee restarted here; the outage was charged to nobody";
+    let moves = cur
+        .game
+        .moves()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut comment = pgn::move_comment(m.analysis.as_deref(), m.remaining, m.emt);
+            if cur.resumed_after.contains(&(i + 1)) {
+                comment.push(' ');
+                comment.push_str(RESUMED);
+            }
+            PgnMove {
+                san: m.san.to_string(),
+                comment: Some(comment),
+            }
+        })
+        .collect();
+    let mut final_comment = finish.reason.clone();
+    if cur.resumed_after.contains(&0) {
+        final_comment = format!("{RESUMED} before the first move. {final_comment}");
+    }
+    pgn::write_game(&PgnGame {
+        tags,
+        start_turn: cur.game.start().turn(),
+        start_fullmove: cur.game.start().fullmoves().get(),
+        moves,
+        final_comment: Some(final_comment),
+        result: finish.result.to_string(),
+    })
+}
