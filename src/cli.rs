@@ -33,6 +33,8 @@ pub struct Cli {
 pub enum Command {
     /// Referee a match between the players on two serial ports.
     Serial(Box<SerialArgs>),
+    /// Run a tournament of engines that argus starts itself, many games at once.
+    Serve(Box<ServeArgs>),
     /// Play through a serial port as a client of a referee.
     Client(ClientArgs),
     /// Play a short demo match between two built-in clients over pty pairs.
@@ -48,6 +50,58 @@ pub enum Command {
     /// EPD file tools for preparing openings files.
     #[command(subcommand)]
     Epd(EpdCommand),
+}
+
+// `argus serve`.
+#[derive(Args)]
+pub struct ServeArgs {
+    /// A player: `name=NAME cmd=COMMAND proto=uci|xboard [option.X=V ...]
+    /// [nodes=N|depth=N|movetime=MS]` (proto=random and no cmd: argus's random mover).
+    /// Give one --engine per player.
+    #[arg(long = "engine", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append, required = true)]
+    pub engine: Vec<String>,
+    /// How players are paired: everybody meets everybody, or the first player meets
+    /// each of the others.
+    #[arg(long, value_enum, default_value_t = crate::tournament::Format::RoundRobin)]
+    pub format: crate::tournament::Format,
+    /// How many times the pairings are played.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
+    /// Games per pairing in a round, the colours alternating.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: u32,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: u32,
+    /// Start positions (EPD or FEN, one per line), each played twice with the colours
+    /// swapped.
+    #[arg(long, value_name = "FILE.epd")]
+    pub openings: Option<PathBuf>,
+    /// The time control of every game (PGN TimeControl: 40/7200:1800, 300+5, 10+0.1, ...).
+    #[arg(long, default_value = "10+0.1", value_name = "TIMECONTROL")]
+    pub tc: TimeControl,
+    /// The event's name (PGN Event tag).
+    #[arg(long, default_value = "?")]
+    pub event: String,
+    /// Where it is played (PGN Site tag).
+    #[arg(long, default_value = "?")]
+    pub site: String,
+    /// The pause after each game's reset. Local engines need none.
+    #[arg(long, default_value = "0", value_parser = parse_secs, value_name = "SECS")]
+    pub reset_delay: Duration,
+    /// The pause after each game's conclude.
+    #[arg(long, default_value = "0", value_parser = parse_secs, value_name = "SECS")]
+    pub conclude_delay: Duration,
+    /// When repetitions and the fifty-move rule end a game.
+    #[arg(long, value_enum, default_value_t = DrawRuleArg::Auto)]
+    pub draw_rule: DrawRuleArg,
+    /// What an illegal move costs (with nobody at a console, a fault is a loss too).
+    #[arg(long, value_enum, default_value_t = IllegalArg::Loss)]
+    pub illegal: IllegalArg,
+    /// The event's folder: games.pgn, each game's journal, standings.txt and .json,
+    /// event.jsonl. It must not hold an event already.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 // `argus wire`.
@@ -288,6 +342,24 @@ pub enum DrawRuleArg {
 pub enum IllegalArg {
     Loss,
     Fault,
+}
+
+impl From<DrawRuleArg> for crate::core::DrawRule {
+    fn from(arg: DrawRuleArg) -> crate::core::DrawRule {
+        match arg {
+            DrawRuleArg::Auto => crate::core::DrawRule::Auto,
+            DrawRuleArg::Claim => crate::core::DrawRule::Claim,
+        }
+    }
+}
+
+impl From<IllegalArg> for crate::core::IllegalRule {
+    fn from(arg: IllegalArg) -> crate::core::IllegalRule {
+        match arg {
+            IllegalArg::Loss => crate::core::IllegalRule::Loss,
+            IllegalArg::Fault => crate::core::IllegalRule::Fault,
+        }
+    }
 }
 
 // `argus client`.

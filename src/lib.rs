@@ -14,5 +14,7 @@ pub mod journal;
 pub mod live_replay;
 pub mod mediator;
 pub mod ports;
+pub mod server;
+pub mod tournament;
 pub mod transport;
 pub mod wire;

@@ -11,8 +11,8 @@ use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, FromArgMatches};
 
 use argus::cli::{
-    CableTestArgs, Cli, ClientArgs, Command, DemoArgs, DrawRuleArg, EpdCommand, IllegalArg,
-    ReplayArgs, RoleArg, SerialArgs, WireArgs,
+    CableTestArgs, Cli, ClientArgs, Command, DemoArgs, EpdCommand, ReplayArgs, RoleArg, SerialArgs,
+    ServeArgs, WireArgs,
 };
 use argus::client::uci::UciEngine;
 use argus::client::xboard::XboardEngine;
@@ -86,6 +86,14 @@ fn main() -> ExitCode {
         Command::Serial(args) => serial_cmd(
             *args,
             &resume_args::Given::from_matches(matches.subcommand_matches("serial")),
+        ),
+        Command::Serve(args) => serve_cmd(
+            *args,
+            matches
+                .subcommand_matches("serve")
+                .and_then(|m| m.get_occurrences::<String>("engine"))
+                .map(|o| o.map(|words| words.cloned().collect()).collect())
+                .unwrap_or_default(),
         ),
         Command::Client(args) => client_cmd(args),
         Command::Demo(args) => demo_cmd(args),
@@ -215,14 +223,8 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         openings,
         reset_delay: args.reset_delay,
         conclude_delay: args.conclude_delay,
-        draw_rule: match args.draw_rule {
-            DrawRuleArg::Auto => DrawRule::Auto,
-            DrawRuleArg::Claim => DrawRule::Claim,
-        },
-        illegal: match args.illegal {
-            IllegalArg::Loss => IllegalRule::Loss,
-            IllegalArg::Fault => IllegalRule::Fault,
-        },
+        draw_rule: args.draw_rule.into(),
+        illegal: args.illegal.into(),
         attended: !args.unattended,
         wire: wire_timing(
             [&port_a, &port_b],
@@ -747,6 +749,115 @@ fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
     bail!(
         "the demo needs pseudo-terminals, which this system does not have; use `argus serial` with two ports"
     )
+}
+
+/// `argus serve`: `engines` holds the words of each `--engine`.
+fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
+    use argus::server::{self, EngineSpec, Progress, ServeConfig};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let engines = engines
+        .iter()
+        .map(|words| EngineSpec::parse(words))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
+    let openings = match &args.openings {
+        Some(path) => read_openings(path)?,
+        None => Vec::new(),
+    };
+    let cfg = ServeConfig {
+        engines,
+        format: args.format,
+        rounds: args.rounds,
+        games: args.games,
+        concurrency: args.concurrency as usize,
+        openings,
+        time_control: args.tc,
+        draw_rule: args.draw_rule.into(),
+        illegal: args.illegal.into(),
+        event: args.event,
+        site: args.site,
+        date: today().0,
+        reset_delay: args.reset_delay,
+        conclude_delay: args.conclude_delay,
+        out: args.out,
+    };
+    static STOP: AtomicBool = AtomicBool::new(false);
+    ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            eprintln!("argus serve: interrupted again, exiting now");
+            client::engine_process::kill_all();
+            std::process::exit(130);
+        }
+        eprintln!("argus serve: stopping the games under way (again to exit now)");
+    })
+    .context("cannot install the interrupt handler")?;
+    let scheduled = argus::tournament::schedule(
+        cfg.engines.len(),
+        cfg.format,
+        cfg.rounds,
+        cfg.games,
+        cfg.openings.len(),
+    )
+    .len();
+    println!(
+        "argus serve: {} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
+        cfg.engines.len(),
+        cfg.format,
+        cfg.time_control,
+        cfg.concurrency,
+        cfg.out.display()
+    );
+    let mut score = [0u32; 2];
+    let two = cfg.engines.len() == 2;
+    let summary = server::run_local(&cfg, &STOP, &mut |p| match p {
+        Progress::Started(g) => println!(
+            "game {}/{scheduled} (round {}): {} vs {}",
+            g.number, g.round, cfg.engines[g.white].name, cfg.engines[g.black].name
+        ),
+        Progress::Finished(g, report) => {
+            println!(
+                "game {}/{scheduled}: {} vs {}: {} ({})",
+                g.number, report.white, report.black, report.result, report.reason
+            );
+            if two {
+                use argus::core::game::GameResult;
+                let (white_half, black_half) = match report.result {
+                    GameResult::WhiteWins => (2, 0),
+                    GameResult::BlackWins => (0, 2),
+                    GameResult::Draw => (1, 1),
+                    GameResult::Unknown => (0, 0),
+                };
+                score[g.white] += white_half;
+                score[g.black] += black_half;
+                println!(
+                    "score: {} {} - {} {}",
+                    cfg.engines[0].name,
+                    f64::from(score[0]) / 2.0,
+                    f64::from(score[1]) / 2.0,
+                    cfg.engines[1].name
+                );
+            }
+        }
+        Progress::Failed(g, why) => eprintln!("error: game {}: {why}", g.number),
+        Progress::Notice(g, notice) if mediator::is_warning(notice) => {
+            log::warn!("game {}: {notice}", g.number);
+        }
+        Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
+    })?;
+    print!("\n{}", summary.standings.text());
+    println!(
+        "argus serve: {} of {} game(s) played; files in {}",
+        summary.played,
+        summary.scheduled,
+        cfg.out.display()
+    );
+    if summary.stopped {
+        println!(
+            "argus serve: stopped; the games under way were stopped unfinished (resuming an event is not built yet)"
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn wire_cmd(args: WireArgs) -> Result<ExitCode> {

@@ -118,16 +118,26 @@ pub trait Watcher {
 /// A watcher that logs notices.
 pub struct LogWatcher;
 
-impl Watcher for LogWatcher {
-    fn notice(&mut self, notice: &Notice) {
-        match notice {
-            Notice::Noise { .. }
+/// Whether a notice is something going wrong (noise, a cable mistake), which a log
+/// shows as a warning.
+pub fn is_warning(notice: &Notice) -> bool {
+    matches!(
+        notice,
+        Notice::Noise { .. }
             | Notice::Resent { .. }
             | Notice::OneCable
             | Notice::LoopedBack { .. }
             | Notice::UnknownName { .. }
-            | Notice::CablesSwapped { .. } => log::warn!("{notice}"),
-            _ => log::info!("{notice}"),
+            | Notice::CablesSwapped { .. }
+    )
+}
+
+impl Watcher for LogWatcher {
+    fn notice(&mut self, notice: &Notice) {
+        if is_warning(notice) {
+            log::warn!("{notice}");
+        } else {
+            log::info!("{notice}");
         }
     }
 }

@@ -9,6 +9,7 @@
 //! path until it is back, and the writer delivers what it still owes.
 
 pub mod lines;
+pub mod memory;
 #[cfg(unix)]
 pub mod pty;
 pub mod serial;

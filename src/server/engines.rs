@@ -1,0 +1,185 @@
+//! The engines `argus serve` starts itself: `--engine name=NAME cmd=CMD proto=uci|xboard
+//! [option.X=V ...] [nodes=N|depth=N|movetime=MS]`, as cutechess-cli writes them.
+
+use std::time::Duration;
+
+use crate::client::random::RandomEngine;
+use crate::client::uci::UciEngine;
+use crate::client::xboard::XboardEngine;
+use crate::client::{Engine, EngineError, Limit};
+
+/// How argus speaks to an engine.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Proto {
+    /// UCI.
+    Uci,
+    /// CECP (xboard, WinBoard).
+    Xboard,
+    /// argus's own random mover (no command): for trying an event out; `movetime=MS`
+    /// is how long it thinks.
+    Random,
+}
+
+/// One engine of the event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// Its name in the games and the standings.
+    pub name: String,
+    /// Its command line (empty for the random mover).
+    pub command: String,
+    /// Its protocol.
+    pub proto: Proto,
+    /// Engine options (UCI `setoption`, CECP `option`).
+    pub options: Vec<(String, String)>,
+    /// A fixed search limit instead of the clock.
+    pub limit: Option<Limit>,
+}
+
+impl EngineSpec {
+    /// Reads the `KEY=VALUE` words of one `--engine`.
+    ///
+    /// # Errors
+    ///
+    /// A sentence naming the word that is wrong or the key that is missing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use argus::server::{EngineSpec, Proto};
+    /// let words = ["name=SF", "cmd=stockfish", "proto=uci", "option.Hash=16", "nodes=1000"];
+    /// let spec = EngineSpec::parse(&words.map(String::from)).unwrap();
+    /// assert_eq!(spec.proto, Proto::Uci);
+    /// assert_eq!(spec.options, [("Hash".to_string(), "16".to_string())]);
+    /// ```
+    pub fn parse(words: &[String]) -> Result<EngineSpec, String> {
+        let mut name = None;
+        let mut command = None;
+        let mut proto = None;
+        let mut options = Vec::new();
+        let mut limit = None;
+        for word in words {
+            let Some((key, value)) = word.split_once('=') else {
+                return Err(format!(
+                    "--engine {word:?}: expected KEY=VALUE (name=, cmd=, proto=, option.X=, nodes=, depth=, movetime=)"
+                ));
+            };
+            match key {
+                "name" => name = Some(value.to_string()),
+                "cmd" => command = Some(value.to_string()),
+                "proto" => {
+                    proto = Some(match value {
+                        "uci" => Proto::Uci,
+                        "xboard" | "cecp" => Proto::Xboard,
+                        "random" => Proto::Random,
+                        other => {
+                            return Err(format!(
+                                "--engine proto={other}: expected uci, xboard or random"
+                            ));
+                        }
+                    });
+                }
+                "nodes" | "depth" | "movetime" => {
+                    if limit.is_some() {
+                        return Err(format!(
+                            "--engine {word}: give one of nodes=, depth=, movetime="
+                        ));
+                    }
+                    limit = Some(word.parse::<Limit>().map_err(|e| format!("--engine {e}"))?);
+                }
+                _ => match key.strip_prefix("option.") {
+                    Some(option) if !option.is_empty() => {
+                        options.push((option.to_string(), value.to_string()));
+                    }
+                    _ => {
+                        return Err(format!(
+                            "--engine {word}: unknown key {key:?} (name, cmd, proto, option.X, nodes, depth, movetime)"
+                        ));
+                    }
+                },
+            }
+        }
+        let proto = proto.unwrap_or(if command.is_some() {
+            Proto::Uci
+        } else {
+            Proto::Random
+        });
+        let command = command.unwrap_or_default();
+        if proto != Proto::Random && command.is_empty() {
+            return Err(format!(
+                "--engine {}: give the engine's command line with cmd=",
+                words.join(" ")
+            ));
+        }
+        let name = match name {
+            Some(n) if !n.trim().is_empty() => n,
+            _ => return Err(format!("--engine {}: give it a name=", words.join(" "))),
+        };
+        Ok(EngineSpec {
+            name,
+            command,
+            proto,
+            options,
+            limit,
+        })
+    }
+
+    /// Starts the engine; `seed` makes a random mover play its own game.
+    ///
+    /// # Errors
+    ///
+    /// [`EngineError`] when the engine cannot be started or fails its handshake.
+    pub fn start(&self, seed: u64) -> Result<Box<dyn Engine>, EngineError> {
+        Ok(match self.proto {
+            Proto::Uci => Box::new(UciEngine::start(&self.command, &self.options, self.limit)?),
+            Proto::Xboard => Box::new(XboardEngine::start(
+                &self.command,
+                &self.options,
+                self.limit,
+            )?),
+            // The random mover thinks as long as movetime= says, else a millisecond.
+            Proto::Random => Box::new(RandomEngine::new(
+                seed,
+                match self.limit {
+                    Some(Limit::MoveTime(think)) => think,
+                    _ => Duration::from_millis(1),
+                },
+            )),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<EngineSpec, String> {
+        let words: Vec<String> = text.split(' ').map(String::from).collect();
+        EngineSpec::parse(&words)
+    }
+
+    #[test]
+    fn reads_the_words_of_an_engine() {
+        let spec = parse("name=FM cmd=/usr/games/fairymax proto=xboard depth=4").unwrap();
+        assert_eq!(spec.name, "FM");
+        assert_eq!(spec.command, "/usr/games/fairymax");
+        assert_eq!(spec.proto, Proto::Xboard);
+        assert_eq!(spec.limit, Some(Limit::Depth(4)));
+        let random = parse("name=R").unwrap();
+        assert_eq!(random.proto, Proto::Random);
+    }
+
+    #[test]
+    fn a_wrong_word_is_named() {
+        for (text, says) in [
+            ("name=X cmd=sf proto=uic", "proto=uic"),
+            ("cmd=sf", "name="),
+            ("name=X proto=uci", "cmd="),
+            ("name=X cmd=sf colour=red", "\"colour\""),
+            ("name=X cmd=sf nodes=5 depth=3", "one of"),
+            ("name=X cmd", "KEY=VALUE"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Tournaments, as pure logic like the referee core: who plays whom with which colour
+//! and opening ([`schedule`]), and the standings that results make ([`Standings`]).
+//! Nothing here does I/O or reads a clock; `argus serve` drives it.
+
+mod standings;
+
+pub use standings::{EloEstimate, PlayerLine, Standings};
+
+use serde::Serialize;
+
+/// How players are paired.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every player meets every other.
+    RoundRobin,
+    /// The first player meets each of the others.
+    Gauntlet,
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Format::RoundRobin => "round-robin",
+            Format::Gauntlet => "gauntlet",
+        })
+    }
+}
+
+/// One game of the schedule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameSpec {
+    /// The game's number in the event, from 1.
+    pub number: u32,
+    /// The round, from 1.
+    pub round: u32,
+    /// The White player (an index into the event's players).
+    pub white: usize,
+    /// The Black player.
+    pub black: usize,
+    /// The opening (an index into the event's openings), when there are openings.
+    pub opening: Option<usize>,
+}
+
+/// The games of an event, in the order they are started.
+///
+/// Each round pairs the players as `format` says; each pairing plays `games` games with
+/// the colours alternating, and consecutive games of a pairing share an opening with the
+/// colours swapped (games 1 and 2 the first opening, 3 and 4 the next), so that neither
+/// player gets the better side of a position twice. Round `r` goes on through the
+/// openings where round `r - 1` stopped. In a round-robin the pairings of a round are
+/// ordered by the circle method, so that nobody plays twice before everybody has played
+/// once.
+///
+/// # Examples
+///
+/// ```
+/// use argus::tournament::{schedule, Format};
+/// let games = schedule(3, Format::RoundRobin, 1, 2, 0);
+/// assert_eq!(games.len(), 6);
+/// assert_eq!((games[0].white, games[0].black), (games[1].black, games[1].white));
+/// ```
+pub fn schedule(
+    players: usize,
+    format: Format,
+    rounds: u32,
+    games: u32,
+    openings: usize,
+) -> Vec<GameSpec> {
+    let pairings = match format {
+        Format::RoundRobin => circle_pairings(players),
+        Format::Gauntlet => (1..players).map(|other| (0, other)).collect(),
+    };
+    let mut out = Vec::new();
+    for round in 1..=rounds {
+        for (k, &(a, b)) in pairings.iter().enumerate() {
+            for g in 0..games {
+                // The colours alternate within a pairing, and from one round to the
+                // next, so that an odd number of games per pairing still evens out.
+                let swap = (g + round - 1 + k as u32) % 2 == 1;
+                let (white, black) = if swap { (b, a) } else { (a, b) };
+                let opening = (openings > 0).then(|| {
+                    let first = (round - 1) * games.div_ceil(2);
+                    (first + g / 2) as usize % openings
+                });
+                out.push(GameSpec {
+                    number: out.len() as u32 + 1,
+                    round,
+                    white,
+                    black,
+                    opening,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Every pair of `n` players once, by the circle method: one player stays, the others
+/// turn, and each turn is a set of pairings in which everybody plays at most once.
+fn circle_pairings(n: usize) -> Vec<(usize, usize)> {
+    if n < 2 {
+        return Vec::new();
+    }
+    // With an odd number of players, a ghost makes it even; its opponent rests.
+    let m = if n.is_multiple_of(2) { n } else { n + 1 };
+    let mut ring: Vec<usize> = (0..m).collect();
+    let mut out = Vec::new();
+    for turn in 0..m - 1 {
+        for i in 0..m / 2 {
+            let (a, b) = (ring[i], ring[m - 1 - i]);
+            if a < n && b < n {
+                // Alternate who is named first (who has White first) from turn to turn.
+                out.push(if (turn + i) % 2 == 0 { (a, b) } else { (b, a) });
+            }
+        }
+        ring[1..].rotate_right(1);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_round_robin_pairs_everybody_once_and_balances_the_colours() {
+        for n in 2..=9 {
+            let games = schedule(n, Format::RoundRobin, 1, 2, 0);
+            assert_eq!(games.len(), n * (n - 1), "{n} players");
+            let mut met = BTreeMap::new();
+            let mut whites = vec![0; n];
+            for g in &games {
+                assert_ne!(g.white, g.black);
+                *met.entry((g.white.min(g.black), g.white.max(g.black)))
+                    .or_insert(0) += 1;
+                whites[g.white] += 1;
+            }
+            assert_eq!(met.len(), n * (n - 1) / 2);
+            assert!(met.values().all(|&c| c == 2));
+            assert!(whites.iter().all(|&w| w == n - 1), "{whites:?}");
+            let numbers: Vec<u32> = games.iter().map(|g| g.number).collect();
+            assert_eq!(numbers, (1..=games.len() as u32).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn in_a_round_robin_turn_nobody_plays_twice() {
+        let pairings = circle_pairings(6);
+        for turn in pairings.chunks(3) {
+            let mut seen: Vec<usize> = turn.iter().flat_map(|&(a, b)| [a, b]).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), 6, "{turn:?}");
+        }
+    }
+
+    #[test]
+    fn a_gauntlet_meets_the_first_player_with_each_other() {
+        let games = schedule(4, Format::Gauntlet, 2, 2, 0);
+        assert_eq!(games.len(), 12);
+        assert!(games.iter().all(|g| g.white == 0 || g.black == 0));
+        assert_eq!(games.iter().filter(|g| g.white == 0).count(), 6);
+        assert_eq!(games.last().unwrap().round, 2);
+    }
+
+    #[test]
+    fn each_opening_is_played_twice_with_the_colours_swapped() {
+        let games = schedule(2, Format::RoundRobin, 3, 4, 5);
+        let openings: Vec<Option<usize>> = games.iter().map(|g| g.opening).collect();
+        assert_eq!(
+            openings,
+            [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 0, 0].map(Some).to_vec()
+        );
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].white, pair[1].black);
+        }
+    }
+
+    #[test]
+    fn fewer_than_two_players_make_no_games() {
+        assert!(schedule(1, Format::RoundRobin, 3, 2, 0).is_empty());
+        assert!(schedule(0, Format::Gauntlet, 3, 2, 0).is_empty());
+    }
+}

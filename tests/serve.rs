@@ -1,0 +1,316 @@
+//! `argus serve` with engines argus starts itself: a round-robin of random movers at
+//! once, its files checked against each other and every game's journal replayed; the
+//! event's folder never overwritten; a wrong `--engine` named; Ctrl-C stopping the
+//! event; and real engines (Stockfish, Fairy-Max) through the same adapters.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn argus(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The results of games.pgn, in the file's order.
+fn pgn_results(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("games.pgn"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Result \""))
+        .map(|r| r.trim_end_matches("\"]").to_string())
+        .collect()
+}
+
+#[test]
+fn a_round_robin_of_random_movers_plays_every_game_once_and_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let out_s = out.to_str().unwrap();
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Alpha",
+        "proto=random",
+        "--engine",
+        "name=Beta",
+        "--engine",
+        "name=Gamma",
+        "--engine",
+        "name=Delta",
+        "--games",
+        "2",
+        "--concurrency",
+        "3",
+        "--tc",
+        "60+0.1",
+        "--event",
+        "Test event",
+        "--out",
+        out_s,
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
+    // Four players, each pair twice: 12 games, each started and finished once.
+    assert!(
+        stdout.starts_with("argus serve: 4 players, round-robin, 12 game(s) at 60+0.1"),
+        "{stdout}"
+    );
+    for n in 1..=12 {
+        let started = format!("game {n}/12 (round 1): ");
+        let finished = format!("game {n}/12: ");
+        assert_eq!(stdout.matches(&started).count(), 1, "{n}: {stdout}");
+        assert_eq!(stdout.matches(&finished).count(), 1, "{n}: {stdout}");
+    }
+    assert!(
+        stdout.contains("argus serve: 12 of 12 game(s) played"),
+        "{stdout}"
+    );
+    // games.pgn holds the 12 games, each with a result.
+    let results = pgn_results(&out);
+    assert_eq!(results.len(), 12, "{results:?}");
+    assert!(
+        results
+            .iter()
+            .all(|r| ["1-0", "0-1", "1/2-1/2"].contains(&r.as_str())),
+        "{results:?}"
+    );
+    // The standings count the same games: 6 per player, points adding to 12.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
+            .unwrap();
+    let table = json["table"].as_array().unwrap();
+    assert_eq!(table.len(), 4);
+    let points: f64 = table.iter().map(|l| l["points"].as_f64().unwrap()).sum();
+    assert!((points - 12.0).abs() < 1e-9, "{json}");
+    assert!(table.iter().all(|l| l["games"] == 6), "{json}");
+    let standings = std::fs::read_to_string(out.join("standings.txt")).unwrap();
+    assert!(standings.starts_with("rank  name"), "{standings}");
+    assert!(
+        stdout.contains(&standings),
+        "the table is printed at the end"
+    );
+    // The event's journal: its settings, then one line per game.
+    let event = std::fs::read_to_string(out.join("event.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = event
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 13);
+    assert_eq!(lines[0]["players"][3], "Delta");
+    assert_eq!(lines[0]["schedule"].as_array().unwrap().len(), 12);
+    // Every game's journal replays through the referee exactly, and gives its game.
+    for line in &lines[1..] {
+        let journal = out.join(line["journal"].as_str().unwrap());
+        let replayed = dir.path().join("replayed.pgn");
+        let _ = std::fs::remove_file(&replayed);
+        let run = argus(&[
+            "replay",
+            journal.to_str().unwrap(),
+            "--pgn",
+            replayed.to_str().unwrap(),
+        ]);
+        assert!(
+            text(&run.stderr).contains("no divergence"),
+            "{}: {}{}",
+            journal.display(),
+            text(&run.stdout),
+            text(&run.stderr)
+        );
+        let game = std::fs::read_to_string(&replayed).unwrap();
+        assert!(
+            game.contains(&format!(
+                "[Result \"{}\"]",
+                line["result"].as_str().unwrap()
+            )),
+            "{game}"
+        );
+        assert!(game.contains("[Event \"Test event\"]"), "{game}");
+    }
+}
+
+#[test]
+fn a_gauntlet_meets_the_first_player_with_each_other_and_swaps_the_openings_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = dir.path().join("openings.epd");
+    std::fs::write(
+        &openings,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\nrnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n",
+    )
+    .unwrap();
+    let out = dir.path().join("gauntlet");
+    let run = argus(&[
+        "serve",
+        "--format",
+        "gauntlet",
+        "--engine",
+        "name=Hero",
+        "--engine",
+        "name=B",
+        "--engine",
+        "name=C",
+        "--games",
+        "4",
+        "--openings",
+        openings.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 8, "{pgn}");
+    // Every game has the hero in it.
+    for game in pgn.split("[Event ").skip(1) {
+        assert!(game.contains("\"Hero\"]"), "{game}");
+    }
+    // Each opening is played twice, the colours swapped: games 1, 2 from 1. e4.
+    let fens: Vec<&str> = pgn
+        .lines()
+        .filter_map(|l| l.strip_prefix("[FEN \""))
+        .collect();
+    assert_eq!(fens.len(), 8, "{pgn}");
+    assert!(
+        fens[0].contains("4P3") && fens[1].contains("4P3"),
+        "{fens:?}"
+    );
+    assert!(
+        fens[2].contains("3P4") && fens[3].contains("3P4"),
+        "{fens:?}"
+    );
+}
+
+#[test]
+fn an_event_folder_is_never_overwritten_and_a_wrong_engine_word_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let first = argus(&[
+        "serve", "--engine", "name=A", "--engine", "name=B", "--games", "1", "--out", out,
+    ]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let pgn = std::fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+    let again = argus(&[
+        "serve", "--engine", "name=A", "--engine", "name=B", "--games", "1", "--out", out,
+    ]);
+    assert!(!again.status.success());
+    assert!(
+        text(&again.stderr).contains("holds an event already"),
+        "{}",
+        text(&again.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("games.pgn")).unwrap(),
+        pgn,
+        "nothing was touched"
+    );
+    let wrong = argus(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "cmd=x",
+        "proto=uic",
+        "--engine",
+        "name=B",
+        "--out",
+        dir.path().join("other").to_str().unwrap(),
+    ]);
+    assert!(!wrong.status.success());
+    let err = text(&wrong.stderr);
+    assert!(
+        err.contains("proto=uic") && err.contains("uci, xboard or random"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_event_and_says_how_far_it_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    // Random movers that think a second a move: the games outlast the signal.
+    let child = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args([
+            "serve",
+            "--engine",
+            "name=A",
+            "movetime=1000",
+            "--engine",
+            "name=B",
+            "movetime=1000",
+            "--games",
+            "6",
+            "--concurrency",
+            "2",
+            "--tc",
+            "40/3600",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The games are under way once their journals exist.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !out.join("games/game-0002.jsonl").exists() {
+        assert!(Instant::now() < deadline, "no game began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill has no memory-safety preconditions.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let at = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(at.elapsed() < Duration::from_secs(10), "{:?}", at.elapsed());
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("argus serve: stopped;"), "{stdout}");
+    assert!(
+        !out.join("games/game-0003.jsonl").exists(),
+        "no game began after the stop"
+    );
+}
+
+/// Stockfish against Fairy-Max through the UCI and CECP adapters, two games at once.
+#[test]
+#[ignore = "needs stockfish and fairymax"]
+fn stockfish_and_fairymax_play_a_match_two_games_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("match");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Stockfish",
+        "cmd=/usr/games/stockfish",
+        "proto=uci",
+        "option.Hash=16",
+        "--engine",
+        "name=Fairy-Max",
+        "cmd=/usr/games/fairymax",
+        "proto=xboard",
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+        "--tc",
+        "10+0.1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
+    assert!(
+        stdout.contains("argus serve: 4 of 4 game(s) played"),
+        "{stdout}"
+    );
+    let results = pgn_results(&out);
+    assert_eq!(results.len(), 4);
+    assert!(results.iter().all(|r| r != "*"), "{results:?}");
+    assert!(stdout.contains("score: Stockfish "), "{stdout}");
+}
