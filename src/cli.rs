@@ -98,6 +98,18 @@ pub struct ServeArgs {
     /// What an illegal move costs (with nobody at a console, a fault is a loss too).
     #[arg(long, value_enum, default_value_t = IllegalArg::Loss)]
     pub illegal: IllegalArg,
+    /// Adjudicate a loss by the engines' scores (their `ce`): `movecount=N score=CP
+    /// [twosided]`: a side whose score stays at or below -CP for N of its moves loses
+    /// (with twosided, only while its opponent's stays at or above CP).
+    #[arg(long, num_args = 2..=3, value_name = "KEY=VALUE")]
+    pub resign: Vec<String>,
+    /// Adjudicate a draw: `movenumber=N movecount=N score=CP`: from move N on, both
+    /// scores within CP of zero for N moves of each side.
+    #[arg(long, num_args = 3, value_name = "KEY=VALUE")]
+    pub draw: Vec<String>,
+    /// Adjudicate a draw after this many full moves.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub maxmoves: Option<u32>,
     /// The event's folder: games.pgn, each game's journal, standings.txt and .json,
     /// event.jsonl. It must not hold an event already.
     #[arg(long, value_name = "DIR")]

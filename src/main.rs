@@ -779,6 +779,17 @@ fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
         date: today().0,
         reset_delay: args.reset_delay,
         conclude_delay: args.conclude_delay,
+        adjudication: argus::tournament::AdjudicationRules {
+            resign: (!args.resign.is_empty())
+                .then(|| argus::tournament::ResignRule::parse(&args.resign))
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
+            draw: (!args.draw.is_empty())
+                .then(|| argus::tournament::DrawAdjudication::parse(&args.draw))
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
+            max_moves: args.maxmoves,
+        },
         out: args.out,
     };
     static STOP: AtomicBool = AtomicBool::new(false);

@@ -186,6 +186,69 @@ fn a_gauntlet_meets_the_first_player_with_each_other_and_swaps_the_openings_colo
 }
 
 #[test]
+fn maxmoves_adjudicates_a_draw_that_the_journal_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "--engine",
+        "name=B",
+        "--games",
+        "2",
+        "--maxmoves",
+        "8",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    // Movetext lines are wrapped: read the file as one line.
+    let pgn = std::fs::read_to_string(out.join("games.pgn"))
+        .unwrap()
+        .replace('\n', " ");
+    assert_eq!(
+        pgn.matches("[Termination \"adjudication\"]").count(),
+        2,
+        "{pgn}"
+    );
+    assert_eq!(
+        pgn.matches("{Draw by adjudication: 8 moves played (--maxmoves)}")
+            .count(),
+        2
+    );
+    // Eight full moves, then the verdict: the game's last move is Black's eighth.
+    assert!(pgn.contains(" 8... "), "{pgn}");
+    assert!(!pgn.contains(" 9. "), "{pgn}");
+    let replay = argus(&[
+        "replay",
+        out.join("games/game-0002.jsonl").to_str().unwrap(),
+    ]);
+    assert!(
+        text(&replay.stderr).contains("no divergence"),
+        "{}",
+        text(&replay.stderr)
+    );
+    let wrong = argus(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "--engine",
+        "name=B",
+        "--resign",
+        "movecount=3",
+        "scor=500",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    let err = text(&wrong.stderr);
+    assert!(
+        !wrong.status.success() && err.contains("--resign scor=500"),
+        "{err}"
+    );
+}
+
+#[test]
 fn an_event_folder_is_never_overwritten_and_a_wrong_engine_word_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
@@ -300,6 +363,13 @@ fn stockfish_and_fairymax_play_a_match_two_games_at_once() {
         "2",
         "--tc",
         "10+0.1",
+        "--resign",
+        "movecount=3",
+        "score=600",
+        "--draw",
+        "movenumber=40",
+        "movecount=8",
+        "score=10",
         "--out",
         out.to_str().unwrap(),
     ]);

@@ -28,10 +28,11 @@ use crossbeam_channel::Sender;
 
 use crate::client::{self, ClientOptions, Stop, StopReason};
 use crate::core::clock::TimeControl;
+use crate::core::supervisor::Command;
 use crate::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Referee};
 use crate::journal::{self, Event, Journal};
 use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
-use crate::tournament::{Format, GameSpec, Standings, schedule};
+use crate::tournament::{AdjudicationRules, Adjudicator, Format, GameSpec, Standings, schedule};
 use crate::transport::memory;
 
 /// An event of engines that argus starts itself.
@@ -66,6 +67,8 @@ pub struct ServeConfig {
     pub reset_delay: Duration,
     /// The pause after `conclude`.
     pub conclude_delay: Duration,
+    /// Adjudication by the engines' evaluations (`--resign`, `--draw`, `--maxmoves`).
+    pub adjudication: AdjudicationRules,
     /// The event's folder.
     pub out: PathBuf,
 }
@@ -323,15 +326,37 @@ fn game_config(cfg: &ServeConfig, spec: &GameSpec) -> MatchConfig {
     }
 }
 
-/// Passes a game's notices to the event's thread and keeps its report.
+/// Passes a game's notices to the event's thread, adjudicates by the engines' scores,
+/// and keeps the game's report.
 struct GameWatcher<'a> {
     number: u32,
     msgs: &'a Sender<Msg>,
     report: Option<GameReport>,
+    /// The adjudication counters, when the event adjudicates.
+    adjudicator: Option<Adjudicator>,
+    /// The game's control channel: a verdict goes to the referee as the supervisor's
+    /// `adjudicate`, so that the journal holds it and a replay decides the same.
+    control: Sender<Control>,
 }
 
 impl Watcher for GameWatcher<'_> {
     fn notice(&mut self, notice: &Notice) {
+        if let (
+            Some(adjudicator),
+            Notice::Moved {
+                fullmove,
+                color,
+                score,
+                ..
+            },
+        ) = (&mut self.adjudicator, notice)
+            && let Some(verdict) = adjudicator.after_move(*fullmove, *color, *score)
+        {
+            let _ = self.control.send(Control::Command(Command::Adjudicate {
+                result: verdict.result,
+                reason: Some(verdict.reason),
+            }));
+        }
         let _ = self.msgs.send(Msg::Notice(self.number, notice.clone()));
     }
 
@@ -381,12 +406,17 @@ fn play(
         pgn: pgn_path,
     };
     let (control_tx, control) = crossbeam_channel::unbounded();
-    lock(controls).insert(spec.number, control_tx);
+    lock(controls).insert(spec.number, control_tx.clone());
     let client_stop = Stop::new();
     let mut watcher = GameWatcher {
         number: spec.number,
         msgs,
         report: None,
+        adjudicator: cfg
+            .adjudication
+            .any()
+            .then(|| Adjudicator::new(cfg.adjudication.clone())),
+        control: control_tx,
     };
     let outcome = std::thread::scope(|scope| {
         let mut lines = Vec::with_capacity(2);

@@ -2,8 +2,10 @@
 //! and opening ([`schedule`]), and the standings that results make ([`Standings`]).
 //! Nothing here does I/O or reads a clock; `argus serve` drives it.
 
+mod adjudication;
 mod standings;
 
+pub use adjudication::{AdjudicationRules, Adjudicator, DrawAdjudication, ResignRule, Verdict};
 pub use standings::{EloEstimate, PlayerLine, Standings};
 
 use serde::Serialize;

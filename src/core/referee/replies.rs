@@ -154,6 +154,10 @@ impl Referee {
             return self.finish(finish);
         }
         let analysis = analysis_text(rec, cur.game.position());
+        let score = rec
+            .operands("ce")
+            .and_then(|ops| ops.first())
+            .and_then(Operand::as_integer);
         let number = cur.number;
         let played = cur.game.play(m, elapsed, analysis);
         let moved = Notice::Moved {
@@ -166,6 +170,7 @@ impl Referee {
                 cur.game.clocks().remaining(Color::White),
                 cur.game.clocks().remaining(Color::Black),
             ],
+            score,
         };
         cur.clock_started = None;
         cur.offer = rec.has("draw_offer").then_some(color);

@@ -285,6 +285,8 @@ pub enum Notice {
         emt: Duration,
         /// White's and Black's time left, when timed.
         remaining: [Option<Duration>; 2],
+        /// The mover's own evaluation (`ce`, centipawns from its side), when it gave one.
+        score: Option<i64>,
     },
     /// A game ended.
     GameOver {
@@ -413,6 +415,7 @@ impl fmt::Display for Notice {
                 san,
                 emt,
                 remaining,
+                ..
             } => {
                 let dots = if *color == Color::White { "." } else { "..." };
                 write!(
