@@ -107,6 +107,10 @@ pub struct ServeArgs {
     /// scores within CP of zero for N moves of each side.
     #[arg(long, num_args = 3, value_name = "KEY=VALUE")]
     pub draw: Vec<String>,
+    /// The SPRT of a two-player match over its game pairs: `elo0=E0 elo1=E1 alpha=A
+    /// beta=B` (alpha and beta 0.05 when not given); the match stops at a bound.
+    #[arg(long, num_args = 2..=4, value_name = "KEY=VALUE")]
+    pub sprt: Vec<String>,
     /// Adjudicate a draw after this many full moves.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub maxmoves: Option<u32>,

@@ -790,6 +790,10 @@ fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
                 .map_err(anyhow::Error::msg)?,
             max_moves: args.maxmoves,
         },
+        sprt: (!args.sprt.is_empty())
+            .then(|| argus::tournament::SprtConfig::parse(&args.sprt))
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
         out: args.out,
     };
     static STOP: AtomicBool = AtomicBool::new(false);
@@ -850,6 +854,7 @@ fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
             }
         }
         Progress::Failed(g, why) => eprintln!("error: game {}: {why}", g.number),
+        Progress::Sprt(sprt) => println!("{}", sprt.line()),
         Progress::Notice(g, notice) if mediator::is_warning(notice) => {
             log::warn!("game {}: {notice}", g.number);
         }
@@ -862,6 +867,12 @@ fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
         summary.scheduled,
         cfg.out.display()
     );
+    if let Some(sprt) = &summary.sprt
+        && sprt.decision() != argus::tournament::SprtDecision::Continue
+    {
+        println!("argus serve: {}; the match stopped there", sprt.line());
+        return Ok(ExitCode::SUCCESS);
+    }
     if summary.stopped {
         println!(
             "argus serve: stopped; the games under way were stopped unfinished (resuming an event is not built yet)"

@@ -248,6 +248,64 @@ fn maxmoves_adjudicates_a_draw_that_the_journal_replays() {
     );
 }
 
+/// Draws every game (one move each): pairs that are all alike accept H0 at once, and
+/// the match stops there with the SPRT in the standings.
+#[test]
+fn the_sprt_stops_the_match_at_a_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "--engine",
+        "name=B",
+        "--games",
+        "200",
+        "--concurrency",
+        "2",
+        "--maxmoves",
+        "1",
+        "--sprt",
+        "elo0=0",
+        "elo1=20",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}{}", text(&run.stderr));
+    assert!(stdout.contains("SPRT [0, 20]: LLR "), "{stdout}");
+    assert!(
+        stdout.contains("; H0 accepted; the match stopped there"),
+        "{stdout}"
+    );
+    let played = pgn_results(&out).len();
+    assert!((4..200).contains(&played), "{played}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["sprt"]["decision"], "accept-h0", "{json}");
+    let odd = argus(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "--engine",
+        "name=B",
+        "--games",
+        "3",
+        "--sprt",
+        "elo0=0",
+        "elo1=5",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    assert!(
+        text(&odd.stderr).contains("give an even --games"),
+        "{}",
+        text(&odd.stderr)
+    );
+}
+
 #[test]
 fn an_event_folder_is_never_overwritten_and_a_wrong_engine_word_is_named() {
     let dir = tempfile::tempdir().unwrap();

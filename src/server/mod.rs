@@ -32,7 +32,10 @@ use crate::core::supervisor::Command;
 use crate::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Referee};
 use crate::journal::{self, Event, Journal};
 use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
-use crate::tournament::{AdjudicationRules, Adjudicator, Format, GameSpec, Standings, schedule};
+use crate::tournament::{
+    AdjudicationRules, Adjudicator, Format, GameSpec, Sprt, SprtConfig, SprtDecision, Standings,
+    schedule,
+};
 use crate::transport::memory;
 
 /// An event of engines that argus starts itself.
@@ -69,6 +72,8 @@ pub struct ServeConfig {
     pub conclude_delay: Duration,
     /// Adjudication by the engines' evaluations (`--resign`, `--draw`, `--maxmoves`).
     pub adjudication: AdjudicationRules,
+    /// The SPRT of a two-player match over its game pairs; the event stops at a bound.
+    pub sprt: Option<SprtConfig>,
     /// The event's folder.
     pub out: PathBuf,
 }
@@ -82,8 +87,11 @@ pub struct Summary {
     pub played: usize,
     /// Games scheduled.
     pub scheduled: usize,
-    /// Whether the event was stopped before its last game.
+    /// Whether the event was stopped before its last game (Ctrl-C, or the SPRT
+    /// reaching a bound).
     pub stopped: bool,
+    /// The SPRT, when the event ran one.
+    pub sprt: Option<Sprt>,
 }
 
 /// What `argus serve` tells whoever runs it, as the event goes.
@@ -97,6 +105,8 @@ pub enum Progress<'a> {
     Failed(&'a GameSpec, &'a str),
     /// A notice from a game's referee.
     Notice(&'a GameSpec, &'a Notice),
+    /// A game pair finished and the SPRT moved.
+    Sprt(&'a Sprt),
 }
 
 /// An error that stops the event.
@@ -118,6 +128,9 @@ pub enum ServeError {
     /// Fewer than two players.
     #[error("an event needs two players or more; give --engine for each")]
     TooFew,
+    /// An SPRT where it cannot be run.
+    #[error("--sprt {0}")]
+    Sprt(&'static str),
     /// The settings are not a valid match.
     #[error(transparent)]
     Config(#[from] crate::core::referee::ConfigError),
@@ -154,6 +167,18 @@ pub fn run_local(
     if cfg.engines.len() < 2 {
         return Err(ServeError::TooFew);
     }
+    if cfg.sprt.is_some() {
+        if cfg.engines.len() != 2 {
+            return Err(ServeError::Sprt(
+                "tests a match of two players: give two --engine",
+            ));
+        }
+        if cfg.games % 2 != 0 {
+            return Err(ServeError::Sprt(
+                "counts game pairs (each opening with the colours swapped): give an even --games",
+            ));
+        }
+    }
     // Every game's settings are checked before any game begins.
     Referee::new(game_config(cfg, &first_spec()))?;
     let event_path = cfg.out.join("event.jsonl");
@@ -186,6 +211,10 @@ pub fn run_local(
         "schedule": games,
     }))?;
     let mut standings = Standings::new(names);
+    let mut sprt = cfg.sprt.clone().map(Sprt::new);
+    // The first game of each pair, waiting for the second: the first player's
+    // half-points, by pair number.
+    let mut halves: HashMap<u32, u32> = HashMap::new();
     let pgn_path = cfg.out.join("games.pgn");
     let (jobs_tx, jobs) = crossbeam_channel::unbounded::<GameSpec>();
     for game in &games {
@@ -196,6 +225,7 @@ pub fn run_local(
     let controls: Controls = Arc::default();
     let stopping = AtomicBool::new(false);
     let mut played = 0;
+    let sprt_done = AtomicBool::new(false);
     std::thread::scope(|scope| -> Result<(), ServeError> {
         for worker in 0..cfg.concurrency.max(1) {
             let (jobs, msgs_tx, controls, stopping) =
@@ -215,7 +245,8 @@ pub fn run_local(
         }
         drop(msgs_tx);
         loop {
-            if stop.load(Ordering::SeqCst) && !stopping.swap(true, Ordering::SeqCst) {
+            let asked = stop.load(Ordering::SeqCst) || sprt_done.load(Ordering::SeqCst);
+            if asked && !stopping.swap(true, Ordering::SeqCst) {
                 // No game begins any more; the games under way stop as the serial
                 // referee stops.
                 for control in lock(&controls).values() {
@@ -250,8 +281,22 @@ pub fn run_local(
                         "reason": report.reason,
                         "journal": format!("games/{}.jsonl", stem(&spec)),
                     }))?;
-                    write_standings(&cfg.out, &standings)?;
                     progress(Progress::Finished(&spec, &report));
+                    if let Some(sprt) = &mut sprt
+                        && let Some(half) = first_player_half(&spec, report.result)
+                    {
+                        let pair = spec.number.div_ceil(2);
+                        if let Some(first) = halves.remove(&pair) {
+                            sprt.record_pair(first + half);
+                            progress(Progress::Sprt(sprt));
+                            if sprt.decision() != SprtDecision::Continue {
+                                sprt_done.store(true, Ordering::SeqCst);
+                            }
+                        } else {
+                            halves.insert(pair, half);
+                        }
+                    }
+                    write_standings(&cfg.out, &standings, sprt.as_ref())?;
                 }
                 Msg::Done(_, Ok(None)) => {}
                 Msg::Done(spec, Err(why)) => {
@@ -265,12 +310,29 @@ pub fn run_local(
         }
         Ok(())
     })?;
-    write_standings(&cfg.out, &standings)?;
+    write_standings(&cfg.out, &standings, sprt.as_ref())?;
     Ok(Summary {
         standings,
         played,
         scheduled: games.len(),
         stopped: stopping.load(Ordering::SeqCst),
+        sprt,
+    })
+}
+
+/// The first player's half-points in a game with a result.
+fn first_player_half(spec: &GameSpec, result: crate::core::game::GameResult) -> Option<u32> {
+    use crate::core::game::GameResult;
+    let white_half = match result {
+        GameResult::WhiteWins => 2,
+        GameResult::Draw => 1,
+        GameResult::BlackWins => 0,
+        GameResult::Unknown => return None,
+    };
+    Some(if spec.white == 0 {
+        white_half
+    } else {
+        2 - white_half
     })
 }
 
@@ -495,12 +557,21 @@ impl EventJournal {
 
 /// Rewrites `standings.txt` and `standings.json` (each written beside, then renamed
 /// over the old, so that a reader never sees half a file).
-fn write_standings(out: &Path, standings: &Standings) -> Result<(), ServeError> {
-    let json = serde_json::to_string_pretty(&standings.json()).unwrap_or_default();
-    for (name, text) in [
-        ("standings.txt", standings.text()),
-        ("standings.json", json),
-    ] {
+fn write_standings(
+    out: &Path,
+    standings: &Standings,
+    sprt: Option<&Sprt>,
+) -> Result<(), ServeError> {
+    let mut json = standings.json();
+    let mut text = standings.text();
+    if let Some(sprt) = sprt {
+        json["sprt"] = sprt.json();
+        text.push('\n');
+        text.push_str(&sprt.line());
+        text.push('\n');
+    }
+    let json = serde_json::to_string_pretty(&json).unwrap_or_default();
+    for (name, text) in [("standings.txt", text), ("standings.json", json)] {
         let path = out.join(name);
         let part = out.join(format!(".{name}.part"));
         fs::write(&part, text)

@@ -3,9 +3,11 @@
 //! Nothing here does I/O or reads a clock; `argus serve` drives it.
 
 mod adjudication;
+mod sprt;
 mod standings;
 
 pub use adjudication::{AdjudicationRules, Adjudicator, DrawAdjudication, ResignRule, Verdict};
+pub use sprt::{Sprt, SprtConfig, SprtDecision};
 pub use standings::{EloEstimate, PlayerLine, Standings};
 
 use serde::Serialize;
