@@ -173,7 +173,7 @@ pub fn run_local(
                 "tests a match of two players: give two --engine",
             ));
         }
-        if cfg.games % 2 != 0 {
+        if !cfg.games.is_multiple_of(2) {
             return Err(ServeError::Sprt(
                 "counts game pairs (each opening with the colours swapped): give an even --games",
             ));
