@@ -483,6 +483,7 @@ where
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
         attended: false,
+        hosted: false,
         wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;

@@ -226,6 +226,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         draw_rule: args.draw_rule.into(),
         illegal: args.illegal.into(),
         attended: !args.unattended,
+        hosted: false,
         wire: wire_timing(
             [&port_a, &port_b],
             &args.line.settings(),
@@ -293,6 +294,7 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
         draw_rule: event.draw_rule,
         illegal: event.illegal,
         attended: !unattended,
+        hosted: false,
         wire: event.wire_timing(),
     };
     Ok(Plan {
@@ -653,6 +655,7 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
         attended: false,
+        hosted: false,
         wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;

@@ -275,6 +275,7 @@ fn match_config(block: &Block) -> Result<MatchConfig, String> {
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
         attended: true,
+        hosted: false,
         wire: WireTiming::default(),
     };
     let mut words = block.options.iter();

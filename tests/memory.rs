@@ -53,6 +53,7 @@ fn long_journal(path: &Path, pgn: &Path) {
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
         attended: false,
+        hosted: false,
         wire: Default::default(),
     };
     let mut journal = Journal::create(path).unwrap();

@@ -384,6 +384,7 @@ fn game_config(cfg: &ServeConfig, spec: &GameSpec) -> MatchConfig {
         draw_rule: cfg.draw_rule,
         illegal: cfg.illegal,
         attended: false,
+        hosted: false,
         wire: Default::default(),
     }
 }

@@ -49,6 +49,8 @@ impl Referee {
             self.probes[port.index()] = Some(fault.to_string());
             self.send(port, &fault, Tx::Other);
         }
+        // A hosted match's players are signed on from the start: this begins it.
+        self.maybe_start();
     }
 
     /// A record of a referee's (`refcom`) arrived on `port`: no player sends one. If

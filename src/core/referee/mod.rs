@@ -240,12 +240,14 @@ impl Referee {
             }
             openings.push(pos);
         }
+        let hosted = cfg.hosted;
         Ok(Referee {
             cfg,
             openings,
             now: Duration::ZERO,
             players: [(); 2].map(|()| Player {
                 fresh: true,
+                signed_on: hosted,
                 ..Player::default()
             }),
             phase: Phase::SignOn,
@@ -256,7 +258,12 @@ impl Referee {
             early: Vec::new(),
             shutting_down: false,
             stopping: None,
-            probe_at: Some(cables::PROBE_AFTER),
+            // A hosted match has no sign-on to wait for: its first moment begins it.
+            probe_at: Some(if hosted {
+                Duration::ZERO
+            } else {
+                cables::PROBE_AFTER
+            }),
             probes: Default::default(),
             paused: None,
             held: Vec::new(),
@@ -528,6 +535,10 @@ impl Referee {
                 if self.started < self.cfg.games && !self.shutting_down {
                     self.phase = Phase::SignOn;
                     self.maybe_start();
+                } else if self.cfg.hosted {
+                    // The event the players belong to says `disconnect` when it ends.
+                    self.phase = Phase::Done;
+                    self.out.push_back(Output::MatchOver);
                 } else {
                     self.disconnect();
                 }

@@ -20,6 +20,7 @@ fn config(tc: &str) -> MatchConfig {
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
         attended: false,
+        hosted: false,
         wire: WireTiming::default(),
     }
 }
@@ -848,5 +849,33 @@ fn a_player_back_after_a_sign_off_plays_the_next_game() {
             .count()
             == 2,
         "game 2 begins without another sign_on: {sent:?}"
+    );
+}
+
+#[test]
+fn a_hosted_match_begins_at_once_and_ends_without_disconnect() {
+    let mut cfg = config("60");
+    cfg.hosted = true;
+    let mut s = Script::new(cfg);
+    // Its first moment begins it: no sign_on, no probe.
+    assert_eq!(s.referee.poll_timeout(), Some(ms(0)));
+    s.input(Input::Timeout { at: ms(0) });
+    let sent = s.take();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(
+        sent.iter().all(|(_, l)| l.ends_with("refcom reset;")),
+        "{sent:?}"
+    );
+    s.drain_all(0);
+    s.input(Input::Timeout { at: ms(5000) });
+    s.drain_all(5000);
+    s.line(Port::A, 6000, &format!("{START} refreq reply; resign;"));
+    assert_eq!(s.reports.len(), 1);
+    s.drain_all(6000);
+    s.input(Input::Timeout { at: ms(11_000) });
+    assert!(s.over, "the match is over after its conclude delay");
+    assert!(
+        !s.take().iter().any(|(_, l)| l.contains("disconnect")),
+        "the event says disconnect, not the match"
     );
 }

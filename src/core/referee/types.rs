@@ -74,6 +74,12 @@ pub struct MatchConfig {
     /// nobody thinking time (profile section 6).
     #[serde(default)]
     pub wire: WireTiming,
+    /// The players belong to an event that outlives this match (`argus serve`'s players
+    /// that connect over TCP): they are signed on from the start, the first game begins
+    /// at once, and the match ends after its last `conclude` without `disconnect`, which
+    /// the event sends when it ends.
+    #[serde(default)]
+    pub hosted: bool,
 }
 
 /// What the referee knows of its lines' speed, for the clocks (profile section 6).

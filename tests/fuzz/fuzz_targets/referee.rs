@@ -132,6 +132,8 @@ fn config(u: &mut Unstructured) -> Result<MatchConfig> {
             byte_time: [byte_time(u)?, byte_time(u)?],
             eol_bytes: u.int_in_range(1..=2)?,
         },
+        // Read last, so that the corpus from before it means what it meant.
+        hosted: u.arbitrary().unwrap_or(false),
     })
 }
 
