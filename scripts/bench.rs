@@ -497,6 +497,7 @@ where
             address: slave.path.clone().unwrap_or_else(|| format!("pty-{port}")),
             eol: Eol::Lf,
             checksum: true,
+            token: None,
         };
         let mut mover = engine(port.index() as u64 + 1);
         let duplex = slave.duplex;

@@ -58,8 +58,17 @@ pub struct ServeArgs {
     /// A player: `name=NAME cmd=COMMAND proto=uci|xboard [option.X=V ...]
     /// [nodes=N|depth=N|movetime=MS]` (proto=random and no cmd: argus's random mover).
     /// Give one --engine per player.
-    #[arg(long = "engine", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append, required = true)]
+    #[arg(long = "engine", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
     pub engine: Vec<String>,
+    /// A player that connects by itself (`argus client --connect`), as NAME or
+    /// NAME:TOKEN; with any token given, only listed players, each with its token, may
+    /// sign on. Players keep the order of --engine and --player on the command line.
+    #[arg(long = "player", value_name = "NAME[:TOKEN]")]
+    pub player: Vec<String>,
+    /// Where players that connect by themselves connect. Any address but a loopback
+    /// one is the organiser's explicit choice.
+    #[arg(long, default_value = "127.0.0.1:5150", value_name = "ADDR")]
+    pub listen: std::net::SocketAddr,
     /// How players are paired: everybody meets everybody, or the first player meets
     /// each of the others.
     #[arg(long, value_enum, default_value_t = crate::tournament::Format::RoundRobin)]
@@ -387,6 +396,10 @@ pub struct ClientArgs {
     /// Connect to a referee over TCP instead of a serial port.
     #[arg(long, value_name = "HOST:PORT")]
     pub connect: Option<String>,
+    /// The secret of this player in an IP event that lists its players with tokens
+    /// (`argus serve --player NAME:TOKEN`).
+    #[arg(long, requires = "connect", value_name = "SECRET")]
+    pub token: Option<String>,
     #[command(flatten)]
     pub line: LineArgs,
     /// The player: random, human, uci:COMMAND or xboard:COMMAND (COMMAND is the

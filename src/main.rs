@@ -87,14 +87,7 @@ fn main() -> ExitCode {
             *args,
             &resume_args::Given::from_matches(matches.subcommand_matches("serial")),
         ),
-        Command::Serve(args) => serve_cmd(
-            *args,
-            matches
-                .subcommand_matches("serve")
-                .and_then(|m| m.get_occurrences::<String>("engine"))
-                .map(|o| o.map(|words| words.cloned().collect()).collect())
-                .unwrap_or_default(),
-        ),
+        Command::Serve(args) => serve_cmd(*args, matches.subcommand_matches("serve")),
         Command::Client(args) => client_cmd(args),
         Command::Demo(args) => demo_cmd(args),
         Command::Replay(args) => replay_cmd(args),
@@ -608,7 +601,9 @@ fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
         name: args.name.clone(),
         address,
         eol: args.line.eol,
-        checksum: !args.no_checksum,
+        // TCP loses nothing: the checksum extension is for noisy serial lines.
+        checksum: !args.no_checksum && args.connect.is_none(),
+        token: args.token.clone(),
     };
     let summary = match client::run_until(duplex, engine.as_mut(), &opts, &stop) {
         Ok(summary) => summary,
@@ -669,6 +664,7 @@ fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
             address,
             eol: Eol::Lf,
             checksum: true,
+            token: None,
         };
         let duplex = slave.duplex;
         clients.push(
@@ -754,21 +750,67 @@ fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
     )
 }
 
-/// `argus serve`: `engines` holds the words of each `--engine`.
-fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
-    use argus::server::{self, EngineSpec, Progress, ServeConfig};
+/// The players of `argus serve` in the order of the command line: each `--engine`
+/// (its words) and each `--player`.
+fn serve_players(
+    args: &ServeArgs,
+    matches: Option<&clap::ArgMatches>,
+) -> Result<Vec<argus::server::Entrant>> {
+    use argus::server::{EngineSpec, Entrant, RemotePlayer};
+    let mut placed: Vec<(usize, Entrant)> = Vec::new();
+    if let Some(m) = matches {
+        // Where each --engine's first word stands on the command line.
+        let engine_at: Vec<usize> = m
+            .indices_of("engine")
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        let groups: Vec<Vec<String>> = m
+            .get_occurrences::<String>("engine")
+            .map(|o| o.map(|words| words.cloned().collect()).collect())
+            .unwrap_or_default();
+        let mut first = 0;
+        for words in groups {
+            let spec = EngineSpec::parse(&words).map_err(anyhow::Error::msg)?;
+            placed.push((
+                engine_at.get(first).copied().unwrap_or(0),
+                Entrant::Engine(spec),
+            ));
+            first += words.len();
+        }
+        let player_at: Vec<usize> = m
+            .indices_of("player")
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        for (text, at) in args.player.iter().zip(player_at) {
+            let player = RemotePlayer::parse(text).map_err(anyhow::Error::msg)?;
+            placed.push((at, Entrant::Remote(player)));
+        }
+    }
+    placed.sort_by_key(|(at, _)| *at);
+    let players: Vec<Entrant> = placed.into_iter().map(|(_, p)| p).collect();
+    let mut names: Vec<&str> = players.iter().map(Entrant::name).collect();
+    names.sort_unstable();
+    if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
+        bail!(
+            "two players are named {:?}: give each its own name",
+            pair[0]
+        );
+    }
+    Ok(players)
+}
+
+/// `argus serve`.
+fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
+    use argus::server::{self, Progress, ServeConfig};
     use std::sync::atomic::{AtomicBool, Ordering};
-    let engines = engines
-        .iter()
-        .map(|words| EngineSpec::parse(words))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(anyhow::Error::msg)?;
+    let players = serve_players(&args, matches)?;
     let openings = match &args.openings {
         Some(path) => read_openings(path)?,
         None => Vec::new(),
     };
     let cfg = ServeConfig {
-        engines,
+        players,
+        listen: Some(args.listen),
         format: args.format,
         rounds: args.rounds,
         games: args.games,
@@ -810,7 +852,7 @@ fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
     })
     .context("cannot install the interrupt handler")?;
     let scheduled = argus::tournament::schedule(
-        cfg.engines.len(),
+        cfg.players.len(),
         cfg.format,
         cfg.rounds,
         cfg.games,
@@ -819,18 +861,32 @@ fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
     .len();
     println!(
         "argus serve: {} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
-        cfg.engines.len(),
+        cfg.players.len(),
         cfg.format,
         cfg.time_control,
         cfg.concurrency,
         cfg.out.display()
     );
     let mut score = [0u32; 2];
-    let two = cfg.engines.len() == 2;
-    let summary = server::run_local(&cfg, &STOP, &mut |p| match p {
+    if cfg
+        .players
+        .iter()
+        .any(|p| matches!(p, server::Entrant::Remote(_)))
+    {
+        println!(
+            "argus serve: players connect to {} (argus client --connect {} --name NAME)",
+            args.listen, args.listen
+        );
+    }
+    let name = |i: usize| cfg.players[i].name().to_string();
+    let two = cfg.players.len() == 2;
+    let summary = server::run(&cfg, &STOP, &mut |p| match p {
         Progress::Started(g) => println!(
             "game {}/{scheduled} (round {}): {} vs {}",
-            g.number, g.round, cfg.engines[g.white].name, cfg.engines[g.black].name
+            g.number,
+            g.round,
+            name(g.white),
+            name(g.black)
         ),
         Progress::Finished(g, report) => {
             println!(
@@ -849,10 +905,10 @@ fn serve_cmd(args: ServeArgs, engines: Vec<Vec<String>>) -> Result<ExitCode> {
                 score[g.black] += black_half;
                 println!(
                     "score: {} {} - {} {}",
-                    cfg.engines[0].name,
+                    name(0),
                     f64::from(score[0]) / 2.0,
                     f64::from(score[1]) / 2.0,
-                    cfg.engines[1].name
+                    name(1)
                 );
             }
         }

@@ -442,3 +442,209 @@ fn stockfish_and_fairymax_play_a_match_two_games_at_once() {
     assert!(results.iter().all(|r| r != "*"), "{results:?}");
     assert!(stdout.contains("score: Stockfish "), "{stdout}");
 }
+
+/// A free loopback port for a listener.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for `child` to exit within `limit`, killing it if it does not.
+fn finish(mut child: std::process::Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Players that connect by themselves over TCP (profile section 9): a closed event
+/// with tokens, a wrong token and a second connection under a live name refused with
+/// a `fault` that says why, the games played against an engine argus starts, every
+/// game's journal replayed, and both clients ending at the event's `disconnect`.
+#[test]
+fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann:a-secret",
+        "--engine",
+        "name=Engine",
+        "--player",
+        "Bob:b-secret",
+        "--games",
+        "2",
+        "--tc",
+        "60+0.1",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // The listener is up once a connection is accepted.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "argus serve does not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let client = |name: &str, token: &str| {
+        spawn(&[
+            "client",
+            "--connect",
+            &addr,
+            "--engine",
+            "random",
+            "--name",
+            name,
+            "--token",
+            token,
+        ])
+    };
+    let wrong = finish(client("Bob", "guess"), Duration::from_secs(20));
+    assert!(!wrong.status.success());
+    assert!(
+        text(&wrong.stderr).contains("Bob: wrong token"),
+        "{}",
+        text(&wrong.stderr)
+    );
+    let ann = client("Ann", "a-secret");
+    let bob = client("Bob", "b-secret");
+    // A second connection under a live name is refused.
+    std::thread::sleep(Duration::from_millis(500));
+    let twice = finish(client("Ann", "a-secret"), Duration::from_secs(20));
+    assert!(
+        text(&twice.stderr).contains("Ann is connected already"),
+        "{}",
+        text(&twice.stderr)
+    );
+    let serve = finish(serve, Duration::from_secs(120));
+    let stdout = text(&serve.stdout);
+    assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
+    assert!(
+        stdout.contains("argus serve: 6 of 6 game(s) played"),
+        "{stdout}"
+    );
+    // The clients leave at the event's disconnect.
+    for (name, c) in [("Ann", ann), ("Bob", bob)] {
+        let o = finish(c, Duration::from_secs(10));
+        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+    }
+    let results = pgn_results(&out);
+    assert_eq!(results.len(), 6);
+    for n in 1..=6 {
+        let journal = out.join(format!("games/game-000{n}.jsonl"));
+        let replay = argus(&["replay", journal.to_str().unwrap()]);
+        assert!(
+            text(&replay.stderr).contains("no divergence"),
+            "{n}: {}",
+            text(&replay.stderr)
+        );
+    }
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert!(
+        pgn.contains("[White \"Ann\"]") && pgn.contains("[Black \"Bob\"]"),
+        "{pgn}"
+    );
+}
+
+/// A player whose client dies during its game connects again: the game takes the new
+/// connection and resynchronises it, and the game ends by the rules.
+#[cfg(unix)]
+#[test]
+fn a_player_that_connects_again_during_its_game_is_resynchronised() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--engine",
+        "name=Engine",
+        "movetime=20",
+        "--games",
+        "1",
+        "--tc",
+        "120+0.1",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "argus serve does not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let client = || {
+        spawn(&[
+            "client",
+            "--connect",
+            &addr,
+            "--engine",
+            "random",
+            "--think-ms",
+            "50",
+            "--name",
+            "Ann",
+        ])
+    };
+    let mut first = client();
+    // Mid-game: the game's journal has grown.
+    let journal = out.join("games/game-0001.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 4000 {
+        assert!(Instant::now() < deadline, "the game did not begin");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.kill().unwrap();
+    let _ = first.wait();
+    std::thread::sleep(Duration::from_millis(300));
+    let second = client();
+    let serve = finish(serve, Duration::from_secs(120));
+    let stdout = text(&serve.stdout);
+    assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
+    let results = pgn_results(&out);
+    assert_eq!(results.len(), 1, "{stdout}");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert!(!pgn.contains("time forfeit"), "{pgn}");
+    // The line was lost, came back with the new connection's sign_on, and the player
+    // was resynchronised: a second reset in the game.
+    let log = std::fs::read_to_string(&journal).unwrap();
+    assert!(log.contains("\"ev\":\"lost\""), "the line was lost");
+    assert!(log.contains("\"ev\":\"back\""), "and came back");
+    assert!(log.matches("refcom reset;").count() >= 3, "resets: both, then Ann's again");
+    let replay = argus(&["replay", journal.to_str().unwrap()]);
+    assert!(
+        text(&replay.stderr).contains("no divergence"),
+        "{}",
+        text(&replay.stderr)
+    );
+    let o = finish(second, Duration::from_secs(10));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}

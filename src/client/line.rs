@@ -180,6 +180,9 @@ impl Link<'_> {
                 Operand::lossy_string(name),
             ],
         );
+        if let Some(token) = &self.opts.token {
+            sign_on.set("token", vec![Operand::lossy_string(token)]);
+        }
         self.send(&sign_on).map(drop)
     }
 

@@ -200,6 +200,9 @@ pub struct ClientOptions {
     /// Offer the checksum extension at sign-on (docs/protocol.md, "Noisy lines"): seal
     /// every record, and ask again for records lost to noise.
     pub checksum: bool,
+    /// The secret sent with `sign_on` (`token`) to an IP referee whose event lists its
+    /// players with secrets (profile section 9).
+    pub token: Option<String>,
 }
 
 /// What a client session came to.

@@ -13,12 +13,40 @@
 //! - `event.jsonl`: the event's own journal, its settings and then one line per game.
 
 mod engines;
+mod game;
+mod listen;
+mod registry;
 
 pub use engines::{EngineSpec, Proto};
+pub use listen::SIGN_ON_WITHIN;
+pub use registry::RemotePlayer;
 
-use std::collections::HashMap;
+use game::{game_config, play};
+use registry::Registry;
+
+/// A player of an event: an engine argus starts, or a player that connects over TCP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entrant {
+    /// `--engine`.
+    Engine(EngineSpec),
+    /// `--player`.
+    Remote(RemotePlayer),
+}
+
+impl Entrant {
+    /// Its name.
+    pub fn name(&self) -> &str {
+        match self {
+            Entrant::Engine(e) => &e.name,
+            Entrant::Remote(r) => &r.name,
+        }
+    }
+}
+
+use std::collections::{HashMap, VecDeque};
 use std::fs;
 use std::io::{self, Write};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,11 +54,11 @@ use std::time::Duration;
 
 use crossbeam_channel::Sender;
 
-use crate::client::{self, ClientOptions, Stop, StopReason};
+use crate::client::{self, ClientOptions, Engine, Stop, StopReason};
 use crate::core::clock::TimeControl;
 use crate::core::supervisor::Command;
 use crate::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Referee};
-use crate::journal::{self, Event, Journal};
+use crate::journal::{self, Event as JournalEvent, Journal};
 use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
 use crate::tournament::{
     AdjudicationRules, Adjudicator, Format, GameSpec, Sprt, SprtConfig, SprtDecision, Standings,
@@ -38,11 +66,13 @@ use crate::tournament::{
 };
 use crate::transport::memory;
 
-/// An event of engines that argus starts itself.
+/// An event: its players, its format and its games.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
     /// The players, in the order given (the gauntlet's first player first).
-    pub engines: Vec<EngineSpec>,
+    pub players: Vec<Entrant>,
+    /// Where players that connect by themselves connect (needed when there are any).
+    pub listen: Option<SocketAddr>,
     /// How they are paired.
     pub format: Format,
     /// How many times the pairings are played.
@@ -131,6 +161,14 @@ pub enum ServeError {
     /// An SPRT where it cannot be run.
     #[error("--sprt {0}")]
     Sprt(&'static str),
+    /// The listening address cannot be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// The system's error.
+        source: io::Error,
+    },
     /// The settings are not a valid match.
     #[error(transparent)]
     Config(#[from] crate::core::referee::ConfigError),
@@ -159,16 +197,16 @@ enum Msg {
 /// [`ServeError`] when the folder holds an event already or a file of the event cannot
 /// be written. A game that cannot be played (an engine that does not start) is
 /// reported through `progress` and left without a record; the event goes on.
-pub fn run_local(
+pub fn run(
     cfg: &ServeConfig,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
-    if cfg.engines.len() < 2 {
+    if cfg.players.len() < 2 {
         return Err(ServeError::TooFew);
     }
     if cfg.sprt.is_some() {
-        if cfg.engines.len() != 2 {
+        if cfg.players.len() != 2 {
             return Err(ServeError::Sprt(
                 "tests a match of two players: give two --engine",
             ));
@@ -180,7 +218,7 @@ pub fn run_local(
         }
     }
     // Every game's settings are checked before any game begins.
-    Referee::new(game_config(cfg, &first_spec()))?;
+    Referee::new(game_config(cfg, &first_spec(), false))?;
     let event_path = cfg.out.join("event.jsonl");
     if event_path.exists() {
         return Err(ServeError::Exists(cfg.out.clone()));
@@ -188,15 +226,47 @@ pub fn run_local(
     let games_dir = cfg.out.join("games");
     fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
     let games = schedule(
-        cfg.engines.len(),
+        cfg.players.len(),
         cfg.format,
         cfg.rounds,
         cfg.games,
         cfg.openings.len(),
     );
-    let names: Vec<String> = cfg.engines.iter().map(|e| e.name.clone()).collect();
-    let mut event = EventJournal::create(&event_path)?;
-    event.write(&serde_json::json!({
+    let names: Vec<String> = cfg.players.iter().map(|e| e.name().to_string()).collect();
+    // The players that connect by themselves, by their index among the players.
+    let mut remote_index = vec![None; cfg.players.len()];
+    let mut remote = Vec::new();
+    for (i, p) in cfg.players.iter().enumerate() {
+        if let Entrant::Remote(r) = p {
+            remote_index[i] = Some(remote.len());
+            remote.push(r.clone());
+        }
+    }
+    let registry = Registry::new(remote);
+    // Set when the event ends: the listener stops.
+    let closing = Arc::new(AtomicBool::new(false));
+    if remote_index.iter().any(Option::is_some) {
+        let addr = cfg
+            .listen
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)));
+        let listener = std::net::TcpListener::bind(addr)
+            .map_err(|source| ServeError::Listen { addr, source })?;
+        if !addr.ip().is_loopback() {
+            log::warn!("argus serve: listening on {addr}, not only this machine, as asked");
+        }
+        let (registry, closing) = (Arc::clone(&registry), Arc::clone(&closing));
+        std::thread::Builder::new()
+            .name("argus-serve-listen".into())
+            .spawn(move || listen::serve(listener, registry, closing))
+            .map_err(io_err(&cfg.out))?;
+    }
+    let event = Event {
+        cfg,
+        registry: &registry,
+        remote_index: &remote_index,
+    };
+    let mut journal = EventJournal::create(&event_path)?;
+    journal.write(&serde_json::json!({
         "event": "serve",
         "argus": env!("CARGO_PKG_VERSION"),
         "name": cfg.event,
@@ -216,11 +286,7 @@ pub fn run_local(
     // half-points, by pair number.
     let mut halves: HashMap<u32, u32> = HashMap::new();
     let pgn_path = cfg.out.join("games.pgn");
-    let (jobs_tx, jobs) = crossbeam_channel::unbounded::<GameSpec>();
-    for game in &games {
-        let _ = jobs_tx.send(game.clone());
-    }
-    drop(jobs_tx);
+    let pending: Mutex<VecDeque<GameSpec>> = Mutex::new(games.iter().cloned().collect());
     let (msgs_tx, msgs) = crossbeam_channel::unbounded::<Msg>();
     let controls: Controls = Arc::default();
     let stopping = AtomicBool::new(false);
@@ -228,16 +294,15 @@ pub fn run_local(
     let sprt_done = AtomicBool::new(false);
     std::thread::scope(|scope| -> Result<(), ServeError> {
         for worker in 0..cfg.concurrency.max(1) {
-            let (jobs, msgs_tx, controls, stopping) =
-                (&jobs, msgs_tx.clone(), &controls, &stopping);
+            let (pending, msgs_tx, controls, stopping, event) =
+                (&pending, msgs_tx.clone(), &controls, &stopping, &event);
             std::thread::Builder::new()
                 .name(format!("argus-serve-{worker}"))
                 .spawn_scoped(scope, move || {
-                    while !stopping.load(Ordering::SeqCst)
-                        && let Ok(spec) = jobs.recv()
-                    {
+                    while let Some(spec) = event.next_game(pending, stopping) {
                         let _ = msgs_tx.send(Msg::Started(spec.clone()));
-                        let outcome = play(cfg, &spec, controls, &msgs_tx);
+                        let outcome = play(event, &spec, controls, &msgs_tx);
+                        event.release(&spec);
                         let _ = msgs_tx.send(Msg::Done(spec, outcome));
                     }
                 })
@@ -271,7 +336,7 @@ pub fn run_local(
                     if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
                         log::error!("{e}; the game is in its journal");
                     }
-                    event.write(&serde_json::json!({
+                    journal.write(&serde_json::json!({
                         "game": spec.number,
                         "round": spec.round,
                         "white": report.white,
@@ -300,7 +365,7 @@ pub fn run_local(
                 }
                 Msg::Done(_, Ok(None)) => {}
                 Msg::Done(spec, Err(why)) => {
-                    event.write(&serde_json::json!({
+                    journal.write(&serde_json::json!({
                         "game": spec.number,
                         "failed": why,
                     }))?;
@@ -310,6 +375,20 @@ pub fn run_local(
         }
         Ok(())
     })?;
+    // The event's last word to the players that connected: `disconnect` when it is
+    // over, `fault` when it stopped.
+    closing.store(true, Ordering::SeqCst);
+    let last = if stopping.load(Ordering::SeqCst) {
+        listen::referee_record("fault", Some(crate::core::referee::STOP_REASON))
+    } else {
+        listen::referee_record("disconnect", None)
+    };
+    for router in registry.routers() {
+        router.send(&last);
+        if !stopping.load(Ordering::SeqCst) {
+            router.close();
+        }
+    }
     write_standings(&cfg.out, &standings, sprt.as_ref())?;
     Ok(Summary {
         standings,
@@ -318,6 +397,62 @@ pub fn run_local(
         stopped: stopping.load(Ordering::SeqCst),
         sprt,
     })
+}
+
+/// The port `argus serve` listens on unless told another address.
+pub const DEFAULT_PORT: u16 = 5150;
+
+/// What the games of an event share.
+pub(super) struct Event<'a> {
+    pub(super) cfg: &'a ServeConfig,
+    pub(super) registry: &'a Arc<Registry>,
+    /// For each player, its index in the registry when it connects by itself.
+    pub(super) remote_index: &'a [Option<usize>],
+}
+
+impl Event<'_> {
+    /// The remote players of a game, by their registry indices.
+    fn remotes(&self, spec: &GameSpec) -> Vec<usize> {
+        [spec.white, spec.black]
+            .iter()
+            .filter_map(|&i| self.remote_index[i])
+            .collect()
+    }
+
+    /// The next game whose players are all there, claimed; None when no game is left
+    /// or the event stops. Waits for players that have not connected yet (pairing waits
+    /// for signed-on players).
+    fn next_game(
+        &self,
+        pending: &Mutex<VecDeque<GameSpec>>,
+        stopping: &AtomicBool,
+    ) -> Option<GameSpec> {
+        loop {
+            if stopping.load(Ordering::SeqCst) {
+                return None;
+            }
+            {
+                let mut queue = lock(pending);
+                if queue.is_empty() {
+                    return None;
+                }
+                let ready = queue
+                    .iter()
+                    .position(|spec| self.registry.claim(&self.remotes(spec)));
+                if let Some(at) = ready {
+                    return queue.remove(at);
+                }
+            }
+            self.registry.wait(Duration::from_millis(200));
+        }
+    }
+
+    /// Gives a game's remote players back.
+    fn release(&self, spec: &GameSpec) {
+        for i in self.remotes(spec) {
+            self.registry.release(i);
+        }
+    }
 }
 
 /// The first player's half-points in a game with a result.
@@ -356,169 +491,6 @@ fn first_spec() -> GameSpec {
 /// A game's file names, without extension.
 fn stem(spec: &GameSpec) -> String {
     format!("game-{:04}", spec.number)
-}
-
-/// The settings of one game: a match of one game between its White (port a) and its
-/// Black (port b).
-fn game_config(cfg: &ServeConfig, spec: &GameSpec) -> MatchConfig {
-    let name = |i: usize| cfg.engines[i].name.clone();
-    MatchConfig {
-        event: cfg.event.clone(),
-        site: cfg.site.clone(),
-        date: cfg.date.clone(),
-        round: Some(spec.round.to_string()),
-        names: [Some(name(spec.white)), Some(name(spec.black))],
-        port_labels: [
-            format!("engine {}", name(spec.white)),
-            format!("engine {}", name(spec.black)),
-        ],
-        time_control: cfg.time_control.clone(),
-        games: 1,
-        openings: spec
-            .opening
-            .and_then(|i| cfg.openings.get(i).cloned())
-            .into_iter()
-            .collect(),
-        reset_delay: cfg.reset_delay,
-        conclude_delay: cfg.conclude_delay,
-        draw_rule: cfg.draw_rule,
-        illegal: cfg.illegal,
-        attended: false,
-        hosted: false,
-        wire: Default::default(),
-    }
-}
-
-/// Passes a game's notices to the event's thread, adjudicates by the engines' scores,
-/// and keeps the game's report.
-struct GameWatcher<'a> {
-    number: u32,
-    msgs: &'a Sender<Msg>,
-    report: Option<GameReport>,
-    /// The adjudication counters, when the event adjudicates.
-    adjudicator: Option<Adjudicator>,
-    /// The game's control channel: a verdict goes to the referee as the supervisor's
-    /// `adjudicate`, so that the journal holds it and a replay decides the same.
-    control: Sender<Control>,
-}
-
-impl Watcher for GameWatcher<'_> {
-    fn notice(&mut self, notice: &Notice) {
-        if let (
-            Some(adjudicator),
-            Notice::Moved {
-                fullmove,
-                color,
-                score,
-                ..
-            },
-        ) = (&mut self.adjudicator, notice)
-            && let Some(verdict) = adjudicator.after_move(*fullmove, *color, *score)
-        {
-            let _ = self.control.send(Control::Command(Command::Adjudicate {
-                result: verdict.result,
-                reason: Some(verdict.reason),
-            }));
-        }
-        let _ = self.msgs.send(Msg::Notice(self.number, notice.clone()));
-    }
-
-    fn game_over(&mut self, report: &GameReport) {
-        self.report = Some(report.clone());
-    }
-}
-
-/// Plays one game: starts both engines, joins each to the game's referee by an
-/// in-memory line, and runs the mediator with the game's own journal. Returns the
-/// game's report (None when the event was stopped during it).
-fn play(
-    cfg: &ServeConfig,
-    spec: &GameSpec,
-    controls: &Controls,
-    msgs: &Sender<Msg>,
-) -> Result<Option<GameReport>, String> {
-    let sides = [&cfg.engines[spec.white], &cfg.engines[spec.black]];
-    let mut engines = Vec::with_capacity(2);
-    for (i, side) in sides.iter().enumerate() {
-        let seed = u64::from(spec.number) * 2 + i as u64;
-        engines.push(
-            side.start(seed)
-                .map_err(|e| format!("{} does not start: {e}", side.name))?,
-        );
-    }
-    let config = game_config(cfg, spec);
-    let referee = Referee::new(config.clone()).map_err(|e| e.to_string())?;
-    let dir = cfg.out.join("games");
-    let journal_path = dir.join(format!("{}.jsonl", stem(spec)));
-    let pgn_path = dir.join(format!("{}.pgn", stem(spec)));
-    let mut journal = Journal::create(&journal_path).map_err(|e| e.to_string())?;
-    journal
-        .write(&Event::Session {
-            version: journal::VERSION,
-            argus: env!("CARGO_PKG_VERSION").to_string(),
-            started: now_rfc3339(),
-            ports: config.port_labels.clone(),
-            lines: None,
-            eol: Some("lf".into()),
-            pgn: Some(pgn_path.clone()),
-            config: Box::new(config.clone()),
-        })
-        .map_err(|e| e.to_string())?;
-    let mut records = Records {
-        journal,
-        pgn: pgn_path,
-    };
-    let (control_tx, control) = crossbeam_channel::unbounded();
-    lock(controls).insert(spec.number, control_tx.clone());
-    let client_stop = Stop::new();
-    let mut watcher = GameWatcher {
-        number: spec.number,
-        msgs,
-        report: None,
-        adjudicator: cfg
-            .adjudication
-            .any()
-            .then(|| Adjudicator::new(cfg.adjudication.clone())),
-        control: control_tx,
-    };
-    let outcome = std::thread::scope(|scope| {
-        let mut lines = Vec::with_capacity(2);
-        for (i, mut engine) in engines.into_iter().enumerate() {
-            let (referee_end, client_end) = memory::pair();
-            lines.push(Line {
-                label: config.port_labels[i].clone(),
-                duplex: referee_end,
-                reopen: None,
-            });
-            let opts = ClientOptions {
-                name: Some(sides[i].name.clone()),
-                address: "memory".into(),
-                eol: Eol::Lf,
-                checksum: false,
-            };
-            let client_stop = &client_stop;
-            scope.spawn(move || {
-                if let Err(e) = client::run_until(client_end, &mut *engine, &opts, client_stop) {
-                    log::debug!(
-                        "game {}: {}: {e}",
-                        spec.number,
-                        opts.name.unwrap_or_default()
-                    );
-                }
-            });
-        }
-        let lines: [Line; 2] = match lines.try_into() {
-            Ok(lines) => lines,
-            Err(_) => unreachable!("two lines"),
-        };
-        let outcome = mediator::run(referee, lines, Eol::Lf, &mut records, &mut watcher, control);
-        // The clients leave at the referee's disconnect; after a stop they are told to.
-        client_stop.fire(StopReason::Disconnect);
-        outcome
-    });
-    lock(controls).remove(&spec.number);
-    outcome.map_err(|e| e.to_string())?;
-    Ok(watcher.report)
 }
 
 fn now_rfc3339() -> String {

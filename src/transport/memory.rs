@@ -32,12 +32,19 @@ pub fn pair() -> (Duplex, Duplex) {
 
 fn end(tx: Sender<Vec<u8>>, rx: Receiver<Vec<u8>>) -> Duplex {
     Duplex {
-        reader: Box::new(MemoryReader {
-            rx,
-            held: Vec::new(),
-            at: 0,
-        }),
+        reader: Box::new(reader(rx)),
         writer: Box::new(MemoryWriter { tx }),
+    }
+}
+
+/// A line's reader over a channel of byte chunks (what another thread read or wrote),
+/// with the timeouts and end of file a line's reader has: end of file once every sender
+/// is gone.
+pub fn reader(rx: Receiver<Vec<u8>>) -> impl Read + Send {
+    MemoryReader {
+        rx,
+        held: Vec::new(),
+        at: 0,
     }
 }
 

@@ -1,0 +1,228 @@
+//! One game of `argus serve`: its referee and mediator, its journal, and its two
+//! players: local engines as `argus client` sessions on in-memory lines, or remote
+//! players on their TCP connections.
+
+use super::*;
+
+/// The settings of one game: a match of one game between its White (port a) and its
+/// Black (port b).
+pub(super) fn game_config(cfg: &ServeConfig, spec: &GameSpec, hosted: bool) -> MatchConfig {
+    let name = |i: usize| cfg.players[i].name().to_string();
+    MatchConfig {
+        event: cfg.event.clone(),
+        site: cfg.site.clone(),
+        date: cfg.date.clone(),
+        round: Some(spec.round.to_string()),
+        names: [Some(name(spec.white)), Some(name(spec.black))],
+        port_labels: [
+            label(&cfg.players[spec.white]),
+            label(&cfg.players[spec.black]),
+        ],
+        time_control: cfg.time_control.clone(),
+        games: 1,
+        openings: spec
+            .opening
+            .and_then(|i| cfg.openings.get(i).cloned())
+            .into_iter()
+            .collect(),
+        reset_delay: cfg.reset_delay,
+        conclude_delay: cfg.conclude_delay,
+        draw_rule: cfg.draw_rule,
+        illegal: cfg.illegal,
+        attended: false,
+        hosted,
+        wire: Default::default(),
+    }
+}
+
+/// Passes a game's notices to the event's thread, adjudicates by the engines' scores,
+/// and keeps the game's report.
+pub(super) struct GameWatcher<'a> {
+    number: u32,
+    msgs: &'a Sender<Msg>,
+    report: Option<GameReport>,
+    /// The adjudication counters, when the event adjudicates.
+    adjudicator: Option<Adjudicator>,
+    /// The game's control channel: a verdict goes to the referee as the supervisor's
+    /// `adjudicate`, so that the journal holds it and a replay decides the same.
+    control: Sender<Control>,
+}
+
+impl Watcher for GameWatcher<'_> {
+    fn notice(&mut self, notice: &Notice) {
+        if let (
+            Some(adjudicator),
+            Notice::Moved {
+                fullmove,
+                color,
+                score,
+                ..
+            },
+        ) = (&mut self.adjudicator, notice)
+            && let Some(verdict) = adjudicator.after_move(*fullmove, *color, *score)
+        {
+            let _ = self.control.send(Control::Command(Command::Adjudicate {
+                result: verdict.result,
+                reason: Some(verdict.reason),
+            }));
+        }
+        let _ = self.msgs.send(Msg::Notice(self.number, notice.clone()));
+    }
+
+    fn game_over(&mut self, report: &GameReport) {
+        self.report = Some(report.clone());
+    }
+}
+
+/// Plays one game: starts both engines, joins each to the game's referee by an
+/// in-memory line, and runs the mediator with the game's own journal. Returns the
+/// game's report (None when the event was stopped during it).
+/// What a game's port is called: the engine, or the player over TCP.
+fn label(player: &Entrant) -> String {
+    match player {
+        Entrant::Engine(e) => format!("engine {}", e.name),
+        Entrant::Remote(r) => format!("tcp {}", r.name),
+    }
+}
+
+/// One side of a game, ready to be joined to the referee.
+enum Side {
+    /// A local engine, started, with its client's options.
+    Local(Box<dyn Engine>, ClientOptions),
+    /// A player over TCP: its line, and its index in the registry for a reconnection.
+    Remote(crate::transport::Duplex, usize),
+}
+
+/// Plays one game: starts its local engines, joins each side to the game's referee
+/// (a local engine as an `argus client` session on an in-memory line, a remote player
+/// on its connection), and runs the mediator with the game's own journal. Returns the
+/// game's report (None when the event was stopped during it).
+pub(super) fn play(
+    event: &super::Event<'_>,
+    spec: &GameSpec,
+    controls: &Controls,
+    msgs: &Sender<Msg>,
+) -> Result<Option<GameReport>, String> {
+    let cfg = event.cfg;
+    let mut sides = Vec::with_capacity(2);
+    for (i, player) in [spec.white, spec.black].into_iter().enumerate() {
+        sides.push(match (&cfg.players[player], event.remote_index[player]) {
+            (Entrant::Engine(engine), _) => {
+                let seed = u64::from(spec.number) * 2 + i as u64;
+                let started = engine
+                    .start(seed)
+                    .map_err(|e| format!("{} does not start: {e}", engine.name))?;
+                let opts = ClientOptions {
+                    name: Some(engine.name.clone()),
+                    address: "memory".into(),
+                    eol: Eol::Lf,
+                    checksum: false,
+                    token: None,
+                };
+                Side::Local(started, opts)
+            }
+            (Entrant::Remote(remote), Some(index)) => {
+                // A line that cannot be had now is a lost line: the referee waits for
+                // the player to connect again while its clock runs.
+                let duplex = event.registry.line(index).unwrap_or_else(|| {
+                    log::warn!("{} is not connected at the start of its game", remote.name);
+                    closed_line()
+                });
+                Side::Remote(duplex, index)
+            }
+            (Entrant::Remote(remote), None) => {
+                return Err(format!("{} has no place in the registry", remote.name));
+            }
+        });
+    }
+    let hosted = sides.iter().any(|s| matches!(s, Side::Remote(..)));
+    let config = game_config(cfg, spec, hosted);
+    let referee = Referee::new(config.clone()).map_err(|e| e.to_string())?;
+    let dir = cfg.out.join("games");
+    let journal_path = dir.join(format!("{}.jsonl", stem(spec)));
+    let pgn_path = dir.join(format!("{}.pgn", stem(spec)));
+    let mut journal = Journal::create(&journal_path).map_err(|e| e.to_string())?;
+    journal
+        .write(&JournalEvent::Session {
+            version: journal::VERSION,
+            argus: env!("CARGO_PKG_VERSION").to_string(),
+            started: now_rfc3339(),
+            ports: config.port_labels.clone(),
+            lines: None,
+            eol: Some("lf".into()),
+            pgn: Some(pgn_path.clone()),
+            config: Box::new(config.clone()),
+        })
+        .map_err(|e| e.to_string())?;
+    let mut records = Records {
+        journal,
+        pgn: pgn_path,
+    };
+    let (control_tx, control) = crossbeam_channel::unbounded();
+    lock(controls).insert(spec.number, control_tx.clone());
+    let client_stop = Stop::new();
+    let mut watcher = GameWatcher {
+        number: spec.number,
+        msgs,
+        report: None,
+        adjudicator: cfg
+            .adjudication
+            .any()
+            .then(|| Adjudicator::new(cfg.adjudication.clone())),
+        control: control_tx,
+    };
+    let outcome = std::thread::scope(|scope| {
+        let mut lines = Vec::with_capacity(2);
+        for (i, side) in sides.into_iter().enumerate() {
+            let label = config.port_labels[i].clone();
+            match side {
+                Side::Local(mut engine, opts) => {
+                    let (referee_end, client_end) = memory::pair();
+                    lines.push(Line {
+                        label,
+                        duplex: referee_end,
+                        reopen: None,
+                    });
+                    let client_stop = &client_stop;
+                    scope.spawn(move || {
+                        if let Err(e) =
+                            client::run_until(client_end, &mut *engine, &opts, client_stop)
+                        {
+                            log::debug!(
+                                "game {}: {}: {e}",
+                                spec.number,
+                                opts.name.unwrap_or_default()
+                            );
+                        }
+                    });
+                }
+                Side::Remote(duplex, index) => {
+                    let registry = Arc::clone(event.registry);
+                    lines.push(Line {
+                        label,
+                        duplex,
+                        reopen: Some(Box::new(move || registry.reconnect(index))),
+                    });
+                }
+            }
+        }
+        let lines: [Line; 2] = match lines.try_into() {
+            Ok(lines) => lines,
+            Err(_) => unreachable!("two lines"),
+        };
+        let outcome = mediator::run(referee, lines, Eol::Lf, &mut records, &mut watcher, control);
+        // Local clients leave at the referee's disconnect (a hosted game sends none);
+        // after a stop they are told to.
+        client_stop.fire(StopReason::Disconnect);
+        outcome
+    });
+    lock(controls).remove(&spec.number);
+    outcome.map_err(|e| e.to_string())?;
+    Ok(watcher.report)
+}
+
+/// A line that is down: it reads end of file at once, and its writes go nowhere.
+fn closed_line() -> crate::transport::Duplex {
+    let (referee_end, _) = memory::pair();
+    referee_end
+}

@@ -1,0 +1,403 @@
+//! The players that connect to `argus serve` over TCP (profile section 9): who may sign
+//! on, under which name and token, and each name's one live connection.
+//!
+//! Each connection has one reader thread of its own for its whole life (a [`Router`]):
+//! while its player is in a game, the lines go to that game's mediator through a
+//! channel; between games the router reads them itself (a repeated `sign_on` is
+//! ignored, a `sign_off` takes the player out of the schedule until it signs on again).
+//! When the connection closes during a game, the game sees its line lost, and a new
+//! connection under the same name is handed to it, its `sign_on` first, so that the
+//! game's referee resynchronises the player as after a restarted client.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use crossbeam_channel::Sender;
+
+use crate::transport::lines::{LineSplitter, Piece};
+use crate::transport::{Duplex, READ_TIMEOUT, memory};
+
+/// A player of the event who connects by itself: `--player NAME[:TOKEN]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemotePlayer {
+    /// Its name.
+    pub name: String,
+    /// Its secret, in a closed event.
+    pub token: Option<String>,
+}
+
+impl RemotePlayer {
+    /// Reads `NAME` or `NAME:TOKEN`.
+    ///
+    /// # Errors
+    ///
+    /// When the name is empty.
+    pub fn parse(text: &str) -> Result<RemotePlayer, String> {
+        let (name, token) = match text.split_once(':') {
+            Some((name, token)) => (name, Some(token.to_string())),
+            None => (text, None),
+        };
+        if name.trim().is_empty() {
+            return Err(format!("--player {text:?}: give a name"));
+        }
+        Ok(RemotePlayer {
+            name: name.trim().to_string(),
+            token: token.filter(|t| !t.is_empty()),
+        })
+    }
+}
+
+/// One live connection and its reader thread.
+pub struct Router {
+    id: u64,
+    stream: TcpStream,
+    peer: SocketAddr,
+    /// Where its lines go while its player is in a game.
+    target: Mutex<Option<Sender<Vec<u8>>>>,
+    alive: AtomicBool,
+}
+
+impl Router {
+    fn deliver(&self, line: Vec<u8>) -> bool {
+        if let Some(tx) = lock(&self.target).as_ref() {
+            let mut line = line;
+            line.push(b'\n');
+            let _ = tx.send(line);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Sends a line to the player between games (its `disconnect` at the end).
+    pub fn send(&self, line: &str) {
+        let mut w = &self.stream;
+        let _ = w.write_all(format!("{line}\n").as_bytes());
+    }
+
+    /// Whether the connection is open.
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::SeqCst)
+    }
+
+    /// Closes the connection.
+    pub fn close(&self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+}
+
+/// A player's place in the event.
+struct Slot {
+    player: RemotePlayer,
+    router: Option<Arc<Router>>,
+    /// In a game now.
+    busy: bool,
+    /// Signed off between games: out of the schedule until it signs on again.
+    out: bool,
+    /// A connection that came while the player was in a game and its line was down,
+    /// with its `sign_on` line: for the game to take.
+    handoff: Option<(Arc<Router>, Vec<u8>)>,
+}
+
+/// The event's remote players.
+pub struct Registry {
+    slots: Mutex<Vec<Slot>>,
+    changed: Condvar,
+    next_id: Mutex<u64>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Why a connection is refused; said to it in a `fault`'s `c0`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl Registry {
+    /// A registry of `players`, none connected.
+    pub fn new(players: Vec<RemotePlayer>) -> Arc<Registry> {
+        Arc::new(Registry {
+            slots: Mutex::new(
+                players
+                    .into_iter()
+                    .map(|player| Slot {
+                        player,
+                        router: None,
+                        busy: false,
+                        out: false,
+                        handoff: None,
+                    })
+                    .collect(),
+            ),
+            changed: Condvar::new(),
+            next_id: Mutex::new(0),
+        })
+    }
+
+    /// Waits until something changes (a player connects, leaves or ends a game), or
+    /// `wait` passes.
+    pub fn wait(&self, wait: Duration) {
+        let slots = lock(&self.slots);
+        let _ = self
+            .changed
+            .wait_timeout(slots, wait)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+
+    /// Takes players `indices` for a game if every one is available; returns whether it
+    /// did.
+    pub fn claim(&self, indices: &[usize]) -> bool {
+        let mut slots = lock(&self.slots);
+        let free = |s: &Slot| !s.busy && !s.out && s.router.as_ref().is_some_and(|r| r.is_alive());
+        if !indices.iter().all(|&i| free(&slots[i])) {
+            return false;
+        }
+        for &i in indices {
+            slots[i].busy = true;
+        }
+        true
+    }
+
+    /// Gives player `i` back after its game.
+    pub fn release(&self, i: usize) {
+        let mut slots = lock(&self.slots);
+        let slot = &mut slots[i];
+        slot.busy = false;
+        if let Some(router) = &slot.router {
+            lock(&router.target).take();
+        }
+        // A connection handed over too late for the game is the player's now.
+        if let Some((router, _)) = slot.handoff.take() {
+            slot.router = Some(router);
+        }
+        self.changed.notify_all();
+    }
+
+    /// The line of player `i` for a game: its connection's lines through a channel,
+    /// and writes straight to its socket. None when it is not connected.
+    pub fn line(&self, i: usize) -> Option<Duplex> {
+        let slots = lock(&self.slots);
+        let router = slots[i].router.clone()?;
+        drop(slots);
+        game_duplex(&router, None).ok()
+    }
+
+    /// For a game whose line to player `i` was lost: the player's new connection, once
+    /// there is one, its `sign_on` first.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` while there is none.
+    pub fn reconnect(&self, i: usize) -> io::Result<Duplex> {
+        let mut slots = lock(&self.slots);
+        let slot = &mut slots[i];
+        let Some((router, sign_on)) = slot.handoff.take() else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                format!("{} has not connected again", slot.player.name),
+            ));
+        };
+        slot.router = Some(router.clone());
+        drop(slots);
+        game_duplex(&router, Some(sign_on))
+    }
+
+    /// Every live connection, for the event's last word.
+    pub fn routers(&self) -> Vec<Arc<Router>> {
+        lock(&self.slots)
+            .iter()
+            .filter_map(|s| s.router.clone())
+            .filter(|r| r.is_alive())
+            .collect()
+    }
+
+    /// Admits a connection whose first line was a `sign_on` with these `name` (from
+    /// `tcsi`) and `token`: finds its place (profile section 9) and starts its router.
+    ///
+    /// # Errors
+    ///
+    /// A [`Refusal`] naming why: a wrong token, an unknown name, a name already
+    /// connected, no free place.
+    pub fn admit(
+        self: &Arc<Registry>,
+        stream: TcpStream,
+        peer: SocketAddr,
+        name: Option<&str>,
+        token: Option<&str>,
+        sign_on: Vec<u8>,
+    ) -> Result<String, Refusal> {
+        let mut slots = lock(&self.slots);
+        let index = match name {
+            Some(name) => slots
+                .iter()
+                .position(|s| s.player.name == name)
+                .ok_or_else(|| Refusal(format!("{name} is not a player of this event")))?,
+            // No tcsi: the first place with no token and no live connection.
+            None => slots
+                .iter()
+                .position(|s| {
+                    s.player.token.is_none() && !s.router.as_ref().is_some_and(|r| r.is_alive())
+                })
+                .ok_or_else(|| {
+                    Refusal("no free place for a player without a name (tcsi)".into())
+                })?,
+        };
+        let slot = &mut slots[index];
+        if let Some(expected) = &slot.player.token
+            && token != Some(expected.as_str())
+        {
+            return Err(Refusal(format!(
+                "{}: {} token",
+                slot.player.name,
+                if token.is_some() { "wrong" } else { "no" }
+            )));
+        }
+        if slot.router.as_ref().is_some_and(|r| r.is_alive()) {
+            return Err(Refusal(format!(
+                "{} is connected already",
+                slot.player.name
+            )));
+        }
+        let id = {
+            let mut next = lock(&self.next_id);
+            *next += 1;
+            *next
+        };
+        let reader = stream
+            .try_clone()
+            .map_err(|e| Refusal(format!("cannot read the connection: {e}")))?;
+        let router = Arc::new(Router {
+            id,
+            stream,
+            peer,
+            target: Mutex::new(None),
+            alive: AtomicBool::new(true),
+        });
+        let name = slot.player.name.clone();
+        slot.out = false;
+        if slot.busy {
+            // Its game lost the line: the game takes the new connection.
+            slot.handoff = Some((router.clone(), sign_on));
+        } else {
+            slot.router = Some(router.clone());
+        }
+        drop(slots);
+        let registry = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name(format!("argus-serve-{name}"))
+            .spawn(move || registry.route(&router, index, reader));
+        if let Err(e) = spawned {
+            return Err(Refusal(format!(
+                "cannot start the connection's thread: {e}"
+            )));
+        }
+        self.changed.notify_all();
+        Ok(name)
+    }
+
+    /// The router's loop: reads lines until the connection closes.
+    fn route(&self, router: &Router, index: usize, mut reader: TcpStream) {
+        let _ = reader.set_read_timeout(Some(READ_TIMEOUT));
+        let mut splitter = LineSplitter::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let mut lines = Vec::new();
+                    splitter.feed(&buf[..n], |p| {
+                        if let Piece::Line(l) = p {
+                            lines.push(l);
+                        }
+                    });
+                    for line in lines {
+                        if !router.deliver(line.clone()) {
+                            self.between_games(index, &line);
+                        }
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::TimedOut
+                            | io::ErrorKind::WouldBlock
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => break,
+            }
+        }
+        router.alive.store(false, Ordering::SeqCst);
+        // The game's line reads end of file.
+        lock(&router.target).take();
+        log::info!(
+            "{}: connection from {} closed",
+            lock(&self.slots)[index].player.name,
+            router.peer
+        );
+        let _ = router.id;
+        self.changed.notify_all();
+    }
+
+    /// A line from a player between its games.
+    fn between_games(&self, index: usize, line: &[u8]) {
+        let text = String::from_utf8_lossy(line);
+        let mut slots = lock(&self.slots);
+        let slot = &mut slots[index];
+        if text.contains("refreq sign_off") {
+            slot.out = true;
+            log::info!(
+                "{} signed off: out of the schedule until it signs on again",
+                slot.player.name
+            );
+        } else if text.contains("refreq sign_on") {
+            if slot.out {
+                log::info!("{} signed on again", slot.player.name);
+            }
+            slot.out = false;
+        } else {
+            log::debug!("{} between games: {text}", slot.player.name);
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// A game's line over `router`'s connection: reads from a channel the router feeds
+/// (after `first`, a line to read before anything else), writes to the socket.
+fn game_duplex(router: &Arc<Router>, first: Option<Vec<u8>>) -> io::Result<Duplex> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    if let Some(mut line) = first {
+        line.push(b'\n');
+        let _ = tx.send(line);
+    }
+    if router.is_alive() {
+        *lock(&router.target) = Some(tx);
+    }
+    // A closed connection gives a reader that reads end of file at once.
+    let writer = router.stream.try_clone()?;
+    Ok(Duplex {
+        reader: Box::new(memory::reader(rx)),
+        writer: Box::new(writer),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_player_is_a_name_and_maybe_a_token() {
+        assert_eq!(
+            RemotePlayer::parse("Ann:s3cret").unwrap(),
+            RemotePlayer {
+                name: "Ann".into(),
+                token: Some("s3cret".into())
+            }
+        );
+        assert_eq!(RemotePlayer::parse("Bob").unwrap().token, None);
+        assert!(RemotePlayer::parse(":x").is_err());
+    }
+}
