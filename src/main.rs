@@ -851,14 +851,20 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         eprintln!("argus serve: stopping the games under way (again to exit now)");
     })
     .context("cannot install the interrupt handler")?;
-    let scheduled = argus::tournament::schedule(
-        cfg.players.len(),
-        cfg.format,
-        cfg.rounds,
-        cfg.games,
-        cfg.openings.len(),
-    )
-    .len();
+    let scheduled = match cfg.format {
+        // Each Swiss round pairs everybody but the bye.
+        argus::tournament::Format::Swiss => {
+            cfg.rounds as usize * (cfg.players.len() / 2) * cfg.games as usize
+        }
+        _ => argus::tournament::schedule(
+            cfg.players.len(),
+            cfg.format,
+            cfg.rounds,
+            cfg.games,
+            cfg.openings.len(),
+        )
+        .len(),
+    };
     println!(
         "argus serve: {} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
         cfg.players.len(),

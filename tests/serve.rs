@@ -638,7 +638,10 @@ fn a_player_that_connects_again_during_its_game_is_resynchronised() {
     let log = std::fs::read_to_string(&journal).unwrap();
     assert!(log.contains("\"ev\":\"lost\""), "the line was lost");
     assert!(log.contains("\"ev\":\"back\""), "and came back");
-    assert!(log.matches("refcom reset;").count() >= 3, "resets: both, then Ann's again");
+    assert!(
+        log.matches("refcom reset;").count() >= 3,
+        "resets: both, then Ann's again"
+    );
     let replay = argus(&["replay", journal.to_str().unwrap()]);
     assert!(
         text(&replay.stderr).contains("no divergence"),
@@ -647,4 +650,56 @@ fn a_player_that_connects_again_during_its_game_is_resynchronised() {
     );
     let o = finish(second, Duration::from_secs(10));
     assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+/// A Swiss of five: each round pairs from the standings, no pair meets in two rounds,
+/// and a different player rests each round.
+#[test]
+fn a_swiss_pairs_each_round_from_the_results_without_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("swiss");
+    let mut args = vec![
+        "serve", "--format", "swiss", "--rounds", "3", "--games", "2",
+    ];
+    for name in ["name=P1", "name=P2", "name=P3", "name=P4", "name=P5"] {
+        args.extend(["--engine", name]);
+    }
+    args.extend(["--concurrency", "2", "--out", out.to_str().unwrap()]);
+    let run = argus(&args);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}{}", text(&run.stderr));
+    assert!(stdout.contains("5 players, swiss, 12 game(s)"), "{stdout}");
+    assert!(
+        stdout.contains("argus serve: 12 of 12 game(s) played"),
+        "{stdout}"
+    );
+    let event = std::fs::read_to_string(out.join("event.jsonl")).unwrap();
+    let rounds: Vec<serde_json::Value> = event
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v.get("pairings").is_some())
+        .collect();
+    assert_eq!(rounds.len(), 3);
+    let mut met = std::collections::HashSet::new();
+    let mut byes = std::collections::HashSet::new();
+    for (r, round) in rounds.iter().enumerate() {
+        assert!(byes.insert(round["bye"].as_u64().unwrap()), "{event}");
+        // Two games per pairing, the colours swapped: one pair per two games.
+        for pair in round["pairings"].as_array().unwrap().chunks(2) {
+            let (w, b) = (
+                pair[0]["white"].as_u64().unwrap(),
+                pair[0]["black"].as_u64().unwrap(),
+            );
+            assert_eq!(
+                (pair[1]["white"].as_u64(), pair[1]["black"].as_u64()),
+                (Some(b), Some(w))
+            );
+            assert!(
+                met.insert((w.min(b), w.max(b))),
+                "round {}: {w}-{b} again",
+                r + 1
+            );
+            assert_eq!(pair[0]["round"], r + 1);
+        }
+    }
 }

@@ -62,7 +62,7 @@ use crate::journal::{self, Event as JournalEvent, Journal};
 use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
 use crate::tournament::{
     AdjudicationRules, Adjudicator, Format, GameSpec, Sprt, SprtConfig, SprtDecision, Standings,
-    schedule,
+    SwissHistory, pair_round, schedule, swiss_games,
 };
 use crate::transport::memory;
 
@@ -225,13 +225,20 @@ pub fn run(
     }
     let games_dir = cfg.out.join("games");
     fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
-    let games = schedule(
+    let mut games = schedule(
         cfg.players.len(),
         cfg.format,
         cfg.rounds,
         cfg.games,
         cfg.openings.len(),
     );
+    // A Swiss event pairs each round from the results before it.
+    let mut swiss = (cfg.format == Format::Swiss).then(|| SwissState {
+        history: SwissHistory::new(cfg.players.len()),
+        round: 0,
+        left: 0,
+        bye: None,
+    });
     let names: Vec<String> = cfg.players.iter().map(|e| e.name().to_string()).collect();
     // The players that connect by themselves, by their index among the players.
     let mut remote_index = vec![None; cfg.players.len()];
@@ -281,12 +288,23 @@ pub fn run(
         "schedule": games,
     }))?;
     let mut standings = Standings::new(names);
+    if let Some(sw) = &mut swiss {
+        games = sw.next_round(cfg, &mut standings, 1);
+        journal.write(&serde_json::json!({
+            "round": 1,
+            "pairings": games,
+            "bye": sw.bye,
+        }))?;
+    }
     let mut sprt = cfg.sprt.clone().map(Sprt::new);
     // The first game of each pair, waiting for the second: the first player's
     // half-points, by pair number.
     let mut halves: HashMap<u32, u32> = HashMap::new();
     let pgn_path = cfg.out.join("games.pgn");
-    let pending: Mutex<VecDeque<GameSpec>> = Mutex::new(games.iter().cloned().collect());
+    let pending = Mutex::new(Queue {
+        games: games.iter().cloned().collect(),
+        more: swiss.as_ref().is_some_and(|sw| sw.round < cfg.rounds),
+    });
     let (msgs_tx, msgs) = crossbeam_channel::unbounded::<Msg>();
     let controls: Controls = Arc::default();
     let stopping = AtomicBool::new(false);
@@ -323,6 +341,7 @@ pub fn run(
                 Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
             };
+            let done_round = matches!(msg, Msg::Done(..));
             match msg {
                 Msg::Started(spec) => progress(Progress::Started(&spec)),
                 Msg::Notice(number, notice) => {
@@ -332,6 +351,11 @@ pub fn run(
                 }
                 Msg::Done(spec, Ok(Some(report))) => {
                     played += 1;
+                    if let Some(sw) = &mut swiss {
+                        sw.history.met.push((spec.white, spec.black));
+                        sw.history.colours[spec.white].push(true);
+                        sw.history.colours[spec.black].push(false);
+                    }
                     standings.record(spec.white, spec.black, report.result);
                     if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
                         log::error!("{e}; the game is in its journal");
@@ -372,6 +396,26 @@ pub fn run(
                     progress(Progress::Failed(&spec, &why));
                 }
             }
+            if let Some(sw) = &mut swiss
+                && done_round
+            {
+                sw.left = sw.left.saturating_sub(1);
+                let mut queue = lock(&pending);
+                if sw.left == 0 && sw.round < cfg.rounds && !stopping.load(Ordering::SeqCst) {
+                    let first = games.len() as u32 + 1;
+                    let next = sw.next_round(cfg, &mut standings, first);
+                    journal.write(&serde_json::json!({
+                        "round": sw.round,
+                        "pairings": next,
+                        "bye": sw.bye,
+                    }))?;
+                    queue.games.extend(next.iter().cloned());
+                    games.extend(next);
+                }
+                queue.more = sw.round < cfg.rounds && !stopping.load(Ordering::SeqCst);
+                drop(queue);
+                event.registry.wake();
+            }
         }
         Ok(())
     })?;
@@ -399,6 +443,53 @@ pub fn run(
     })
 }
 
+/// The games waiting to begin, and whether more will come (a Swiss event's next round).
+struct Queue {
+    games: VecDeque<GameSpec>,
+    more: bool,
+}
+
+/// A Swiss event's state: the history its pairings need, and its round.
+struct SwissState {
+    history: SwissHistory,
+    /// The round paired last.
+    round: u32,
+    /// Its games not yet done.
+    left: usize,
+    /// Its bye.
+    bye: Option<usize>,
+}
+
+impl SwissState {
+    /// Pairs the next round: its games, numbered from `first`; the bye scores its point.
+    fn next_round(
+        &mut self,
+        cfg: &ServeConfig,
+        standings: &mut Standings,
+        first: u32,
+    ) -> Vec<GameSpec> {
+        self.history.half_points = (0..cfg.players.len())
+            .map(|i| standings.half_points(i))
+            .collect();
+        let round = pair_round(&self.history);
+        self.round += 1;
+        self.bye = round.bye;
+        if let Some(p) = round.bye {
+            self.history.byes.push(p);
+            standings.record_bye(p);
+        }
+        let games = swiss_games(
+            self.round,
+            &round.pairs,
+            cfg.games,
+            cfg.openings.len(),
+            first,
+        );
+        self.left = games.len();
+        games
+    }
+}
+
 /// The port `argus serve` listens on unless told another address.
 pub const DEFAULT_PORT: u16 = 5150;
 
@@ -422,25 +513,22 @@ impl Event<'_> {
     /// The next game whose players are all there, claimed; None when no game is left
     /// or the event stops. Waits for players that have not connected yet (pairing waits
     /// for signed-on players).
-    fn next_game(
-        &self,
-        pending: &Mutex<VecDeque<GameSpec>>,
-        stopping: &AtomicBool,
-    ) -> Option<GameSpec> {
+    fn next_game(&self, pending: &Mutex<Queue>, stopping: &AtomicBool) -> Option<GameSpec> {
         loop {
             if stopping.load(Ordering::SeqCst) {
                 return None;
             }
             {
                 let mut queue = lock(pending);
-                if queue.is_empty() {
+                if queue.games.is_empty() && !queue.more {
                     return None;
                 }
                 let ready = queue
+                    .games
                     .iter()
                     .position(|spec| self.registry.claim(&self.remotes(spec)));
                 if let Some(at) = ready {
-                    return queue.remove(at);
+                    return queue.games.remove(at);
                 }
             }
             self.registry.wait(Duration::from_millis(200));

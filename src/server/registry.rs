@@ -148,6 +148,11 @@ impl Registry {
             .unwrap_or_else(PoisonError::into_inner);
     }
 
+    /// Wakes whoever waits for a change (new games to begin).
+    pub fn wake(&self) {
+        self.changed.notify_all();
+    }
+
     /// Takes players `indices` for a game if every one is available; returns whether it
     /// did.
     pub fn claim(&self, indices: &[usize]) -> bool {

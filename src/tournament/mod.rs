@@ -5,10 +5,12 @@
 mod adjudication;
 mod sprt;
 mod standings;
+mod swiss;
 
 pub use adjudication::{AdjudicationRules, Adjudicator, DrawAdjudication, ResignRule, Verdict};
 pub use sprt::{Sprt, SprtConfig, SprtDecision};
 pub use standings::{EloEstimate, PlayerLine, Standings};
+pub use swiss::{SwissHistory, SwissRound, pair_round};
 
 use serde::Serialize;
 
@@ -20,6 +22,9 @@ pub enum Format {
     RoundRobin,
     /// The first player meets each of the others.
     Gauntlet,
+    /// Each round pairs players of equal or near scores, never twice the same pair
+    /// (`--rounds N`).
+    Swiss,
 }
 
 impl std::fmt::Display for Format {
@@ -27,6 +32,7 @@ impl std::fmt::Display for Format {
         f.write_str(match self {
             Format::RoundRobin => "round-robin",
             Format::Gauntlet => "gauntlet",
+            Format::Swiss => "swiss",
         })
     }
 }
@@ -74,6 +80,8 @@ pub fn schedule(
     let pairings = match format {
         Format::RoundRobin => circle_pairings(players),
         Format::Gauntlet => (1..players).map(|other| (0, other)).collect(),
+        // A Swiss round is paired from the results before it: see [`swiss_games`].
+        Format::Swiss => return Vec::new(),
     };
     let mut out = Vec::new();
     for round in 1..=rounds {
@@ -95,6 +103,37 @@ pub fn schedule(
                     opening,
                 });
             }
+        }
+    }
+    out
+}
+
+/// The games of Swiss round `round` for its `pairs` (White first), numbered from
+/// `first_number`: each pair plays `games` games, the colours alternating from the
+/// pairing's, each opening twice with the colours swapped, going on through the
+/// openings where the round before stopped.
+pub fn swiss_games(
+    round: u32,
+    pairs: &[(usize, usize)],
+    games: u32,
+    openings: usize,
+    first_number: u32,
+) -> Vec<GameSpec> {
+    let mut out = Vec::new();
+    for &(a, b) in pairs {
+        for g in 0..games {
+            let (white, black) = if g % 2 == 1 { (b, a) } else { (a, b) };
+            let opening = (openings > 0).then(|| {
+                let first = (round - 1) * games.div_ceil(2);
+                (first + g / 2) as usize % openings
+            });
+            out.push(GameSpec {
+                number: first_number + out.len() as u32,
+                round,
+                white,
+                black,
+                opening,
+            });
         }
     }
     out

@@ -18,6 +18,8 @@ pub struct Standings {
     losses: Vec<u32>,
     /// Games that ended without a result (`*`): not counted in the score.
     unfinished: u32,
+    /// Byes (a Swiss round's rest), a point each.
+    byes: Vec<u32>,
 }
 
 /// An Elo difference from a score, with its 95 % interval (None where the score is 0 or
@@ -74,6 +76,7 @@ impl Standings {
             draws: vec![0; n],
             losses: vec![0; n],
             unfinished: 0,
+            byes: vec![0; n],
         }
     }
 
@@ -99,6 +102,16 @@ impl Standings {
                 _ => self.losses[player] += 1,
             }
         }
+    }
+
+    /// Counts a bye for `player`: a point, and no game.
+    pub fn record_bye(&mut self, player: usize) {
+        self.byes[player] += 1;
+    }
+
+    /// Player `i`'s score in half-points, byes included.
+    pub fn half_points(&self, i: usize) -> u32 {
+        self.half[i].iter().sum::<u32>() + 2 * self.byes[i]
     }
 
     /// The games without a result.
@@ -140,7 +153,7 @@ impl Standings {
     /// The table, best first: by points, then by wins, then by name.
     pub fn table(&self) -> Vec<PlayerLine> {
         let mut order: Vec<usize> = (0..self.names.len()).collect();
-        let points = |i: usize| self.half[i].iter().sum::<u32>();
+        let points = |i: usize| self.half_points(i);
         order.sort_by(|&a, &b| {
             points(b)
                 .cmp(&points(a))
