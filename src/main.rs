@@ -5,6 +5,7 @@ use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -23,7 +24,7 @@ use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee, WireTiming};
 use argus::journal::{self, Event, Journal};
 use argus::mediator::{self, Control, Eol, Line, PrintWatcher, Records};
 use argus::transport::serial::{self, SerialSettings};
-use argus::transport::tcp;
+use argus::transport::{Duplex, tcp};
 
 mod resume_args;
 
@@ -557,8 +558,8 @@ const CLIENT_STOP_LIMIT: Duration = Duration::from_secs(3);
 /// engine (even mid-search) and ends the session; should that take longer than
 /// [`CLIENT_STOP_LIMIT`], or at a second signal, the client kills its engines and exits
 /// at once.
-fn client_controls(stop: &client::Stop) -> Result<()> {
-    let stop = stop.clone();
+fn client_controls(stop: &Arc<Mutex<client::Stop>>) -> Result<()> {
+    let stop = Arc::clone(stop);
     ctrlc::set_handler(move || {
         if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
             eprintln!("argus client: interrupted again, exiting now");
@@ -566,7 +567,9 @@ fn client_controls(stop: &client::Stop) -> Result<()> {
             std::process::exit(130);
         }
         eprintln!("argus client: interrupted: stopping the engine and leaving (again to quit now)");
-        stop.fire(client::StopReason::Interrupted);
+        stop.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .fire(client::StopReason::Interrupted);
         let _ = std::thread::Builder::new()
             .name("argus-client-watchdog".into())
             .spawn(|| {
@@ -580,23 +583,28 @@ fn client_controls(stop: &client::Stop) -> Result<()> {
 }
 
 fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
+    use std::sync::atomic::Ordering;
     // Before the engine starts: it runs in a process group of its own, which a Ctrl-C
-    // at the terminal does not reach, so the client must end it.
-    let stop = client::Stop::new();
-    client_controls(&stop)?;
+    // at the terminal does not reach, so the client must end it. Each session (a new
+    // connection) has a stop of its own; Ctrl-C fires the current one.
+    let current = Arc::new(Mutex::new(client::Stop::new()));
+    client_controls(&current)?;
     let mut engine = make_engine(&args)?;
-    let (duplex, address) = match (&args.port, &args.connect) {
-        (_, Some(addr)) => (
-            tcp::connect(addr).with_context(|| format!("cannot connect to {addr}"))?,
-            addr.clone(),
-        ),
-        (Some(port), None) => (
-            serial::open_fresh(port, &args.line.settings())
-                .with_context(|| format!("cannot open port {port}"))?,
-            port.clone(),
-        ),
-        (None, None) => bail!("give a port or --connect HOST:PORT"),
+    let open = || -> Result<(Duplex, String)> {
+        match (&args.port, &args.connect) {
+            (_, Some(addr)) => Ok((
+                tcp::connect(addr).with_context(|| format!("cannot connect to {addr}"))?,
+                addr.clone(),
+            )),
+            (Some(port), None) => Ok((
+                serial::open_fresh(port, &args.line.settings())
+                    .with_context(|| format!("cannot open port {port}"))?,
+                port.clone(),
+            )),
+            (None, None) => bail!("give a port or --connect HOST:PORT"),
+        }
     };
+    let (mut duplex, address) = open()?;
     let opts = ClientOptions {
         name: args.name.clone(),
         address,
@@ -605,13 +613,51 @@ fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
         checksum: !args.no_checksum && args.connect.is_none(),
         token: args.token.clone(),
     };
-    let summary = match client::run_until(duplex, engine.as_mut(), &opts, &stop) {
-        Ok(summary) => summary,
-        Err(client::ClientError::Interrupted) => {
-            eprintln!("argus client: interrupted; the engine is stopped");
-            return Ok(ExitCode::from(130));
+    let summary = loop {
+        let stop = current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        match client::run_until(duplex, engine.as_mut(), &opts, &stop) {
+            Ok(summary) => break summary,
+            Err(client::ClientError::Interrupted) => {
+                eprintln!("argus client: interrupted; the engine is stopped");
+                return Ok(ExitCode::from(130));
+            }
+            // Over TCP a lost connection is a lost line: the client connects again, with
+            // backoff, and the referee resynchronises it.
+            Err(e @ (client::ClientError::HungUp { .. } | client::ClientError::Io { .. }))
+                if args.connect.is_some() =>
+            {
+                log::warn!("{e}; connecting again");
+                let fresh = client::Stop::new();
+                *current
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = fresh.clone();
+                engine.watch(&fresh);
+                let mut wait = Duration::from_millis(250);
+                duplex = loop {
+                    let deadline = std::time::Instant::now() + wait;
+                    while std::time::Instant::now() < deadline {
+                        if INTERRUPTED.load(Ordering::SeqCst) {
+                            return Ok(ExitCode::from(130));
+                        }
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    match open() {
+                        Ok((duplex, _)) => break duplex,
+                        Err(e) => {
+                            wait = (wait * 2).min(Duration::from_secs(10));
+                            log::warn!("{e:#}; again in {:.1} s", wait.as_secs_f64());
+                        }
+                    }
+                };
+                engine
+                    .restart()
+                    .map_err(|e| anyhow::anyhow!("the engine does not start again: {e}"))?;
+            }
+            Err(e) => return Err(e.into()),
         }
-        Err(e) => return Err(e.into()),
     };
     log::info!(
         "disconnected after {} game(s), {} move(s), {} engine fault(s), {} record(s) lost to noise",

@@ -703,3 +703,129 @@ fn a_swiss_pairs_each_round_from_the_results_without_repeats() {
         }
     }
 }
+
+/// A TCP relay between a client and argus serve whose connections can be cut, as a
+/// network that drops: the relay keeps listening, and a client that connects again gets
+/// through.
+struct Relay {
+    port: u16,
+    cut: std::sync::Arc<std::sync::atomic::AtomicU32>,
+}
+
+impl Relay {
+    fn new(upstream: String) -> Relay {
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let cut = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let generation = cut.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = std::net::TcpStream::connect(&upstream) else {
+                    continue;
+                };
+                let born = generation.load(Ordering::SeqCst);
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    let generation = generation.clone();
+                    std::thread::spawn(move || {
+                        use std::io::{Read, Write};
+                        from.set_read_timeout(Some(Duration::from_millis(50)))
+                            .unwrap();
+                        let mut buf = [0u8; 4096];
+                        while generation.load(Ordering::SeqCst) == born {
+                            match from.read(&mut buf) {
+                                Ok(0) => break,
+                                Ok(n) => {
+                                    if to.write_all(&buf[..n]).is_err() {
+                                        break;
+                                    }
+                                }
+                                Err(e)
+                                    if e.kind() == std::io::ErrorKind::WouldBlock
+                                        || e.kind() == std::io::ErrorKind::TimedOut => {}
+                                Err(_) => break,
+                            }
+                        }
+                        let _ = from.shutdown(std::net::Shutdown::Both);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Relay { port, cut }
+    }
+
+    /// Drops every connection through the relay now.
+    fn cut(&self) {
+        self.cut.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A client whose connection drops during its game connects again by itself, and its
+/// game goes on from where it stood.
+#[test]
+fn a_client_whose_connection_drops_connects_again_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--engine",
+        "name=Engine",
+        "movetime=20",
+        "--games",
+        "1",
+        "--tc",
+        "120+0.1",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "argus serve does not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let relay = Relay::new(addr.clone());
+    let via = format!("127.0.0.1:{}", relay.port);
+    let client = spawn(&[
+        "client",
+        "--connect",
+        &via,
+        "--engine",
+        "random",
+        "--think-ms",
+        "50",
+        "--name",
+        "Ann",
+    ]);
+    let journal = out.join("games/game-0001.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 4000 {
+        assert!(Instant::now() < deadline, "the game did not begin");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    relay.cut();
+    let serve = finish(serve, Duration::from_secs(120));
+    let stdout = text(&serve.stdout);
+    assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
+    let log = std::fs::read_to_string(&journal).unwrap();
+    assert!(log.contains("\"ev\":\"lost\""), "the line was lost");
+    assert!(log.contains("\"ev\":\"back\""), "and came back");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert!(!pgn.contains("time forfeit"), "{pgn}");
+    let o = finish(client, Duration::from_secs(10));
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("connecting again"), "{err}");
+}

@@ -236,6 +236,15 @@ pub enum ClientError {
         /// The port.
         address: String,
     },
+    /// The referee refused the client: its `fault` came before anything else, and then
+    /// it closed the line (an IP referee refusing a wrong token, say).
+    #[error("line {address}: the referee refused this client: {reason}")]
+    Refused {
+        /// The port.
+        address: String,
+        /// The `fault`'s reason.
+        reason: String,
+    },
     /// The engine failed and could not be restarted.
     #[error(transparent)]
     Engine(EngineError),
@@ -331,6 +340,7 @@ pub fn run_until(
         summary: ClientSummary::default(),
         answered: None,
         heard: false,
+        refusal: None,
         signed_on_at: Instant::now(),
         pending: VecDeque::new(),
         failure: None,
@@ -345,6 +355,12 @@ pub fn run_until(
     }
     driver.engine.quit();
     port.close();
+    let outcome = match (outcome, driver.refusal.take()) {
+        (Err(ClientError::HungUp { address }), Some(reason)) if !driver.heard => {
+            Err(ClientError::Refused { address, reason })
+        }
+        (outcome, _) => outcome,
+    };
     outcome.map(|()| driver.summary)
 }
 
@@ -374,6 +390,9 @@ struct Driver<'a> {
     /// Whether a record came from the referee (until then the client signs on again
     /// now and then).
     heard: bool,
+    /// The reason of a `fault` that came before anything else: a refusal if the line
+    /// then closes.
+    refusal: Option<String>,
     /// When the client last signed on.
     signed_on_at: Instant,
     /// Lines that came while the engine was busy, to be taken in order.
@@ -449,6 +468,13 @@ impl Driver<'_> {
                 // A fault does not say the sign_on arrived (the referee sends one to a
                 // port it has not heard from): sign on again at once.
                 if rec.refcom() == Some("fault") && !self.heard {
+                    self.refusal = Some(
+                        rec.operands("c0")
+                            .and_then(|o| o.first())
+                            .and_then(Operand::as_str)
+                            .unwrap_or("no reason given")
+                            .to_string(),
+                    );
                     self.sign_on()?;
                 } else {
                     self.heard = true;
