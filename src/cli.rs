@@ -125,8 +125,13 @@ pub struct ServeArgs {
     pub maxmoves: Option<u32>,
     /// The event's folder: games.pgn, each game's journal, standings.txt and .json,
     /// event.jsonl. It must not hold an event already.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "resume")]
+    pub out: Option<PathBuf>,
+    /// Go on with the event in DIR after a stop or a crash: its players and settings
+    /// come from DIR/event.jsonl, the games under way go on from their journals, and the
+    /// others follow. No other option goes with it.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    pub resume: Option<PathBuf>,
 }
 
 // `argus wire`.

@@ -845,11 +845,13 @@ fn serve_players(
     Ok(players)
 }
 
-/// `argus serve`.
-fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
-    use argus::server::{self, Progress, ServeConfig};
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let players = serve_players(&args, matches)?;
+/// The event that `argus serve`'s options describe.
+fn serve_config(
+    args: &ServeArgs,
+    matches: Option<&clap::ArgMatches>,
+) -> Result<argus::server::ServeConfig> {
+    use argus::server::ServeConfig;
+    let players = serve_players(args, matches)?;
     let openings = match &args.openings {
         Some(path) => read_openings(path)?,
         None => Vec::new(),
@@ -862,11 +864,11 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         games: args.games,
         concurrency: args.concurrency as usize,
         openings,
-        time_control: args.tc,
+        time_control: args.tc.clone(),
         draw_rule: args.draw_rule.into(),
         illegal: args.illegal.into(),
-        event: args.event,
-        site: args.site,
+        event: args.event.clone(),
+        site: args.site.clone(),
         date: today().0,
         reset_delay: args.reset_delay,
         conclude_delay: args.conclude_delay,
@@ -885,7 +887,43 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
             .then(|| argus::tournament::SprtConfig::parse(&args.sprt))
             .transpose()
             .map_err(anyhow::Error::msg)?,
-        out: args.out,
+        out: args.out.clone().context("give --out DIR")?,
+    };
+    Ok(cfg)
+}
+
+/// `argus serve`.
+fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
+    use argus::server::{self, Progress};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cfg = match &args.resume {
+        Some(dir) => {
+            // Everything comes from the event's journal: another option would say
+            // something the event may not have been.
+            if let Some(m) = matches {
+                let given: Vec<String> = m
+                    .ids()
+                    // Options only (clap also lists the struct's group, ServeArgs).
+                    .filter(|id| {
+                        id.as_str() != "resume"
+                            && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
+                    })
+                    .filter(|id| {
+                        m.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+                    })
+                    .map(|id| format!("--{}", id.as_str().replace('_', "-")))
+                    .collect();
+                if !given.is_empty() {
+                    bail!(
+                        "--resume {} takes the event's players and settings from its event.jsonl: give no {}",
+                        dir.display(),
+                        given.join(", ")
+                    );
+                }
+            }
+            server::event_settings(dir)?
+        }
+        None => serve_config(&args, matches)?,
     };
     static STOP: AtomicBool = AtomicBool::new(false);
     ctrlc::set_handler(|| {
@@ -912,7 +950,12 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         .len(),
     };
     println!(
-        "argus serve: {} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
+        "argus serve: {}{} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
+        if args.resume.is_some() {
+            "going on with an event of "
+        } else {
+            ""
+        },
         cfg.players.len(),
         cfg.format,
         cfg.time_control,
@@ -932,7 +975,7 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
     }
     let name = |i: usize| cfg.players[i].name().to_string();
     let two = cfg.players.len() == 2;
-    let summary = server::run(&cfg, &STOP, &mut |p| match p {
+    let mut progress = |p: Progress<'_>| match p {
         Progress::Started(g) => println!(
             "game {}/{scheduled} (round {}): {} vs {}",
             g.number,
@@ -970,7 +1013,11 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
             log::warn!("game {}: {notice}", g.number);
         }
         Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
-    })?;
+    };
+    let summary = match &args.resume {
+        Some(dir) => server::resume(dir, &STOP, &mut progress)?,
+        None => server::run(&cfg, &STOP, &mut progress)?,
+    };
     print!("\n{}", summary.standings.text());
     println!(
         "argus serve: {} of {} game(s) played; files in {}",
@@ -986,7 +1033,8 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
     }
     if summary.stopped {
         println!(
-            "argus serve: stopped; the games under way were stopped unfinished (resuming an event is not built yet)"
+            "argus serve: stopped; the event is not over: go on with `argus serve --resume {}`",
+            cfg.out.display()
         );
         return Ok(ExitCode::from(130));
     }

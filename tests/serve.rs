@@ -829,3 +829,80 @@ fn a_client_whose_connection_drops_connects_again_by_itself() {
     assert!(o.status.success(), "{err}");
     assert!(err.contains("connecting again"), "{err}");
 }
+
+/// Ctrl-C stops an event; `--resume DIR` goes on with it: the games under way go on
+/// from their journals, the others follow, and every game reaches games.pgn and the
+/// event's journal once.
+#[cfg(unix)]
+#[test]
+fn an_event_stopped_by_ctrl_c_goes_on_with_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let out_s = out.to_str().unwrap();
+    let child = spawn(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "movetime=10",
+        "--engine",
+        "name=B",
+        "movetime=10",
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+        "--tc",
+        "60+0.1",
+        "--out",
+        out_s,
+    ]);
+    let journal = out.join("games/game-0002.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 3000 {
+        assert!(Instant::now() < deadline, "no game under way");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill has no memory-safety preconditions.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let stopped = finish(child, Duration::from_secs(20));
+    let stdout = text(&stopped.stdout);
+    assert_eq!(stopped.status.code(), Some(130), "{stdout}");
+    assert!(
+        stdout.contains(&format!("go on with `argus serve --resume {out_s}`")),
+        "{stdout}"
+    );
+    let refused = argus(&["serve", "--resume", out_s, "--games", "9"]);
+    assert!(
+        text(&refused.stderr).contains("give no --games"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let resumed = argus(&["serve", "--resume", out_s]);
+    let stdout = text(&resumed.stdout);
+    assert!(
+        resumed.status.success(),
+        "{stdout}{}",
+        text(&resumed.stderr)
+    );
+    assert!(
+        stdout.contains("argus serve: 4 of 4 game(s) played"),
+        "{stdout}"
+    );
+    assert_eq!(pgn_results(&out).len(), 4);
+    let event = std::fs::read_to_string(out.join("event.jsonl")).unwrap();
+    for n in 1..=4 {
+        assert_eq!(
+            event.matches(&format!("\"game\":{n},")).count(),
+            1,
+            "{event}"
+        );
+        let journal = out.join(format!("games/game-000{n}.jsonl"));
+        let replay = argus(&["replay", journal.to_str().unwrap()]);
+        assert!(
+            text(&replay.stderr).contains("no divergence"),
+            "{n}: {}",
+            text(&replay.stderr)
+        );
+    }
+}

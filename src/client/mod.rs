@@ -74,7 +74,7 @@ pub struct Turn<'a> {
 }
 
 /// A fixed search limit that replaces the clock (`argus client --limit`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Limit {
     /// Search this many nodes.
     Nodes(u64),

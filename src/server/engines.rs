@@ -9,7 +9,7 @@ use crate::client::xboard::XboardEngine;
 use crate::client::{Engine, EngineError, Limit};
 
 /// How argus speaks to an engine.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Proto {
     /// UCI.
     Uci,
@@ -21,7 +21,7 @@ pub enum Proto {
 }
 
 /// One engine of the event.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EngineSpec {
     /// Its name in the games and the standings.
     pub name: String,

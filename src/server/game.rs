@@ -3,6 +3,7 @@
 //! players on their TCP connections.
 
 use super::*;
+use crate::core::game::GameResult;
 
 /// The settings of one game: a match of one game between its White (port a) and its
 /// Black (port b).
@@ -102,8 +103,23 @@ pub(super) fn play(
     spec: &GameSpec,
     controls: &Controls,
     msgs: &Sender<Msg>,
+    go_on: bool,
 ) -> Result<Option<GameReport>, String> {
     let cfg = event.cfg;
+    let dir = cfg.out.join("games");
+    let journal_path = dir.join(format!("{}.jsonl", stem(spec)));
+    let pgn_path = dir.join(format!("{}.pgn", stem(spec)));
+    // A game under way when the event stopped goes on from its journal.
+    let rebuilt = if go_on {
+        let rebuilt = journal::rebuild(&journal_path).map_err(|e| e.to_string())?;
+        if rebuilt.referee.is_over() {
+            // It ended before the event could record it.
+            return Ok(finished_report(spec, cfg, &rebuilt));
+        }
+        Some(rebuilt)
+    } else {
+        None
+    };
     let mut sides = Vec::with_capacity(2);
     for (i, player) in [spec.white, spec.black].into_iter().enumerate() {
         sides.push(match (&cfg.players[player], event.remote_index[player]) {
@@ -136,24 +152,31 @@ pub(super) fn play(
         });
     }
     let hosted = sides.iter().any(|s| matches!(s, Side::Remote(..)));
-    let config = game_config(cfg, spec, hosted);
-    let referee = Referee::new(config.clone()).map_err(|e| e.to_string())?;
-    let dir = cfg.out.join("games");
-    let journal_path = dir.join(format!("{}.jsonl", stem(spec)));
-    let pgn_path = dir.join(format!("{}.pgn", stem(spec)));
-    let mut journal = Journal::create(&journal_path).map_err(|e| e.to_string())?;
-    journal
-        .write(&JournalEvent::Session {
-            version: journal::VERSION,
-            argus: env!("CARGO_PKG_VERSION").to_string(),
-            started: now_rfc3339(),
-            ports: config.port_labels.clone(),
-            lines: None,
-            eol: Some("lf".into()),
-            pgn: Some(pgn_path.clone()),
-            config: Box::new(config.clone()),
-        })
-        .map_err(|e| e.to_string())?;
+    let (referee, journal, takeover, config) = match rebuilt {
+        Some(rebuilt) => {
+            let config = rebuilt.referee.config().clone();
+            let journal = Journal::append(&journal_path).map_err(|e| e.to_string())?;
+            (rebuilt.referee, journal, Some(rebuilt.takeover), config)
+        }
+        None => {
+            let config = game_config(cfg, spec, hosted);
+            let referee = Referee::new(config.clone()).map_err(|e| e.to_string())?;
+            let mut journal = Journal::create(&journal_path).map_err(|e| e.to_string())?;
+            journal
+                .write(&JournalEvent::Session {
+                    version: journal::VERSION,
+                    argus: env!("CARGO_PKG_VERSION").to_string(),
+                    started: now_rfc3339(),
+                    ports: config.port_labels.clone(),
+                    lines: None,
+                    eol: Some("lf".into()),
+                    pgn: Some(pgn_path.clone()),
+                    config: Box::new(config.clone()),
+                })
+                .map_err(|e| e.to_string())?;
+            (referee, journal, None, config)
+        }
+    };
     let mut records = Records {
         journal,
         pgn: pgn_path,
@@ -210,7 +233,11 @@ pub(super) fn play(
             Ok(lines) => lines,
             Err(_) => unreachable!("two lines"),
         };
-        let outcome = mediator::run(referee, lines, Eol::Lf, &mut records, &mut watcher, control);
+        let options = mediator::RunOptions {
+            eol: Eol::Lf,
+            resume: takeover,
+        };
+        let outcome = mediator::run(referee, lines, options, &mut records, &mut watcher, control);
         // Local clients leave at the referee's disconnect (a hosted game sends none);
         // after a stop they are told to.
         client_stop.fire(StopReason::Disconnect);
@@ -219,6 +246,43 @@ pub(super) fn play(
     lock(controls).remove(&spec.number);
     outcome.map_err(|e| e.to_string())?;
     Ok(watcher.report)
+}
+
+/// The report of a game whose journal shows it ended, from its PGN.
+fn finished_report(
+    spec: &GameSpec,
+    cfg: &ServeConfig,
+    rebuilt: &journal::Rebuilt,
+) -> Option<GameReport> {
+    let pgn = match (
+        &rebuilt.takeover.owed.last(),
+        &rebuilt.takeover.last_written,
+    ) {
+        (Some(report), _) => return Some((*report).clone()),
+        (None, Some(written)) => written.pgn.clone(),
+        (None, None) => return None,
+    };
+    let tag = |name: &str| {
+        pgn.lines()
+            .find_map(|l| l.strip_prefix(&format!("[{name} \"")))
+            .map(|v| v.trim_end_matches("\"]").to_string())
+            .unwrap_or_default()
+    };
+    let result = match tag("Result").as_str() {
+        "1-0" => GameResult::WhiteWins,
+        "0-1" => GameResult::BlackWins,
+        "1/2-1/2" => GameResult::Draw,
+        _ => GameResult::Unknown,
+    };
+    Some(GameReport {
+        number: spec.number,
+        white: cfg.players[spec.white].name().to_string(),
+        black: cfg.players[spec.black].name().to_string(),
+        result,
+        termination: crate::core::game::Termination::Normal,
+        reason: format!("{} (recorded before the event stopped)", tag("Termination")),
+        pgn,
+    })
 }
 
 /// A line that is down: it reads end of file at once, and its writes go nowhere.

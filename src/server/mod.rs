@@ -16,6 +16,7 @@ mod engines;
 mod game;
 mod listen;
 mod registry;
+mod resume;
 
 pub use engines::{EngineSpec, Proto};
 pub use listen::SIGN_ON_WITHIN;
@@ -25,7 +26,8 @@ use game::{game_config, play};
 use registry::Registry;
 
 /// A player of an event: an engine argus starts, or a player that connects over TCP.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Entrant {
     /// `--engine`.
     Engine(EngineSpec),
@@ -66,8 +68,9 @@ use crate::tournament::{
 };
 use crate::transport::memory;
 
-/// An event: its players, its format and its games.
-#[derive(Clone, Debug)]
+/// An event: its players, its format and its games. `event.jsonl` holds it, so that
+/// `--resume DIR` needs nothing else.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ServeConfig {
     /// The players, in the order given (the gauntlet's first player first).
     pub players: Vec<Entrant>,
@@ -161,6 +164,14 @@ pub enum ServeError {
     /// An SPRT where it cannot be run.
     #[error("--sprt {0}")]
     Sprt(&'static str),
+    /// The folder holds no event to go on with.
+    #[error("--resume {path}: {why}")]
+    Resume {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
     /// The listening address cannot be bound.
     #[error("cannot listen on {addr}: {source}")]
     Listen {
@@ -202,6 +213,42 @@ pub fn run(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
+    run_event(cfg, None, stop, progress)
+}
+
+/// Goes on with the event in `dir` after a stop or a crash, from its `event.jsonl`:
+/// games with a result stay as they are (and reach `games.pgn` once), the games under
+/// way go on from their own journals as `argus serial --resume` does (the time the
+/// referee was down charged to nobody), and the others follow.
+///
+/// # Errors
+///
+/// As [`run`]; and [`ServeError::Resume`] when the folder holds no event to go on with.
+pub fn resume(
+    dir: &Path,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Summary, ServeError> {
+    let (cfg, lines) = resume::read(dir)?;
+    run_event(&cfg, Some(lines), stop, progress)
+}
+
+/// Reads the settings of the event in `dir` (for what `argus serve --resume` prints
+/// before it goes on).
+///
+/// # Errors
+///
+/// [`ServeError::Resume`] when the folder holds no event.
+pub fn event_settings(dir: &Path) -> Result<ServeConfig, ServeError> {
+    resume::read(dir).map(|(cfg, _)| cfg)
+}
+
+fn run_event(
+    cfg: &ServeConfig,
+    resumed: Option<Vec<serde_json::Value>>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Summary, ServeError> {
     if cfg.players.len() < 2 {
         return Err(ServeError::TooFew);
     }
@@ -220,7 +267,7 @@ pub fn run(
     // Every game's settings are checked before any game begins.
     Referee::new(game_config(cfg, &first_spec(), false))?;
     let event_path = cfg.out.join("event.jsonl");
-    if event_path.exists() {
+    if resumed.is_none() && event_path.exists() {
         return Err(ServeError::Exists(cfg.out.clone()));
     }
     let games_dir = cfg.out.join("games");
@@ -272,43 +319,116 @@ pub fn run(
         registry: &registry,
         remote_index: &remote_index,
     };
-    let mut journal = EventJournal::create(&event_path)?;
-    journal.write(&serde_json::json!({
-        "event": "serve",
-        "argus": env!("CARGO_PKG_VERSION"),
-        "name": cfg.event,
-        "site": cfg.site,
-        "date": cfg.date,
-        "players": names,
-        "format": cfg.format,
-        "rounds": cfg.rounds,
-        "games_per_pairing": cfg.games,
-        "tc": cfg.time_control.to_string(),
-        "openings": cfg.openings.len(),
-        "schedule": games,
-    }))?;
-    let mut standings = Standings::new(names);
-    if let Some(sw) = &mut swiss {
-        games = sw.next_round(cfg, &mut standings, 1);
-        journal.write(&serde_json::json!({
-            "round": 1,
-            "pairings": games,
-            "bye": sw.bye,
-        }))?;
-    }
+    let mut standings = Standings::new(names.clone());
     let mut sprt = cfg.sprt.clone().map(Sprt::new);
     // The first game of each pair, waiting for the second: the first player's
     // half-points, by pair number.
     let mut halves: HashMap<u32, u32> = HashMap::new();
     let pgn_path = cfg.out.join("games.pgn");
+    let mut played = 0;
+    // Games to go on with from their journals (under way when the event stopped).
+    let mut under_way = std::collections::HashSet::new();
+    let mut journal;
+    let queue_games: VecDeque<GameSpec>;
+    if let Some(lines) = resumed {
+        journal = EventJournal::append(&event_path)?;
+        let past = resume::Past::read(&lines);
+        if let Some(sw) = &mut swiss {
+            games = past.swiss_games.clone();
+            sw.round = past.swiss_rounds;
+            for &p in &past.byes {
+                sw.history.byes.push(p);
+                standings.record_bye(p);
+            }
+            sw.bye = past.byes.last().copied();
+        }
+        let mut finished: Vec<&GameSpec> = games
+            .iter()
+            .filter(|g| past.results.contains_key(&g.number))
+            .collect();
+        finished.sort_by_key(|g| g.number);
+        let mut held = fs::read_to_string(&pgn_path).unwrap_or_default();
+        for spec in finished {
+            let result = past.results[&spec.number];
+            played += 1;
+            count_result(
+                spec,
+                result,
+                &mut standings,
+                &mut swiss,
+                &mut sprt,
+                &mut halves,
+            );
+            let game_pgn = cfg.out.join("games").join(format!("{}.pgn", stem(spec)));
+            resume::ensure_in_pgn(&pgn_path, &mut held, &game_pgn)?;
+        }
+        if let Some(sw) = &mut swiss {
+            sw.left = games
+                .iter()
+                .filter(|g| {
+                    g.round == sw.round
+                        && !past.results.contains_key(&g.number)
+                        && !past.failed.contains(&g.number)
+                })
+                .count();
+        }
+        queue_games = games
+            .iter()
+            .filter(|g| !past.results.contains_key(&g.number) && !past.failed.contains(&g.number))
+            .cloned()
+            .collect();
+        for g in &queue_games {
+            if cfg
+                .out
+                .join("games")
+                .join(format!("{}.jsonl", stem(g)))
+                .exists()
+            {
+                under_way.insert(g.number);
+            }
+        }
+        write_standings(&cfg.out, &standings, sprt.as_ref())?;
+        log::info!(
+            "argus serve: resuming {}: {played} game(s) with a result, {} under way, {} to play",
+            cfg.out.display(),
+            under_way.len(),
+            queue_games.len() - under_way.len()
+        );
+    } else {
+        journal = EventJournal::create(&event_path)?;
+        journal.write(&serde_json::json!({
+            "event": "serve",
+            "argus": env!("CARGO_PKG_VERSION"),
+            "name": cfg.event,
+            "site": cfg.site,
+            "date": cfg.date,
+            "players": names,
+            "format": cfg.format,
+            "rounds": cfg.rounds,
+            "games_per_pairing": cfg.games,
+            "tc": cfg.time_control.to_string(),
+            "openings": cfg.openings.len(),
+            "schedule": games,
+            "config": cfg,
+        }))?;
+        if let Some(sw) = &mut swiss {
+            games = sw.next_round(cfg, &mut standings, 1);
+            journal.write(&serde_json::json!({
+                "round": 1,
+                "pairings": games,
+                "bye": sw.bye,
+            }))?;
+        }
+        queue_games = games.iter().cloned().collect();
+    }
     let pending = Mutex::new(Queue {
-        games: games.iter().cloned().collect(),
+        games: queue_games,
         more: swiss.as_ref().is_some_and(|sw| sw.round < cfg.rounds),
     });
+    let under_way = &under_way;
     let (msgs_tx, msgs) = crossbeam_channel::unbounded::<Msg>();
     let controls: Controls = Arc::default();
     let stopping = AtomicBool::new(false);
-    let mut played = 0;
     let sprt_done = AtomicBool::new(false);
     std::thread::scope(|scope| -> Result<(), ServeError> {
         for worker in 0..cfg.concurrency.max(1) {
@@ -319,7 +439,8 @@ pub fn run(
                 .spawn_scoped(scope, move || {
                     while let Some(spec) = event.next_game(pending, stopping) {
                         let _ = msgs_tx.send(Msg::Started(spec.clone()));
-                        let outcome = play(event, &spec, controls, &msgs_tx);
+                        let go_on = under_way.contains(&spec.number);
+                        let outcome = play(event, &spec, controls, &msgs_tx, go_on);
                         event.release(&spec);
                         let _ = msgs_tx.send(Msg::Done(spec, outcome));
                     }
@@ -351,15 +472,8 @@ pub fn run(
                 }
                 Msg::Done(spec, Ok(Some(report))) => {
                     played += 1;
-                    if let Some(sw) = &mut swiss {
-                        sw.history.met.push((spec.white, spec.black));
-                        sw.history.colours[spec.white].push(true);
-                        sw.history.colours[spec.black].push(false);
-                    }
-                    standings.record(spec.white, spec.black, report.result);
-                    if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
-                        log::error!("{e}; the game is in its journal");
-                    }
+                    // The event's journal first: a resume appends to games.pgn what a
+                    // crash kept from it.
                     journal.write(&serde_json::json!({
                         "game": spec.number,
                         "round": spec.round,
@@ -370,19 +484,26 @@ pub fn run(
                         "reason": report.reason,
                         "journal": format!("games/{}.jsonl", stem(&spec)),
                     }))?;
+                    if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
+                        log::error!("{e}; the game is in its journal");
+                    }
                     progress(Progress::Finished(&spec, &report));
-                    if let Some(sprt) = &mut sprt
-                        && let Some(half) = first_player_half(&spec, report.result)
-                    {
-                        let pair = spec.number.div_ceil(2);
-                        if let Some(first) = halves.remove(&pair) {
-                            sprt.record_pair(first + half);
-                            progress(Progress::Sprt(sprt));
-                            if sprt.decision() != SprtDecision::Continue {
-                                sprt_done.store(true, Ordering::SeqCst);
-                            }
-                        } else {
-                            halves.insert(pair, half);
+                    if count_result(
+                        &spec,
+                        report.result,
+                        &mut standings,
+                        &mut swiss,
+                        &mut sprt,
+                        &mut halves,
+                    ) {
+                        progress(Progress::Sprt(
+                            sprt.as_ref().expect("a pair counts for an SPRT"),
+                        ));
+                        if sprt
+                            .as_ref()
+                            .is_some_and(|t| t.decision() != SprtDecision::Continue)
+                        {
+                            sprt_done.store(true, Ordering::SeqCst);
                         }
                     }
                     write_standings(&cfg.out, &standings, sprt.as_ref())?;
@@ -543,6 +664,35 @@ impl Event<'_> {
     }
 }
 
+/// Counts a game's result in the standings, a Swiss history and an SPRT; returns
+/// whether it completed a pair of the SPRT.
+fn count_result(
+    spec: &GameSpec,
+    result: crate::core::game::GameResult,
+    standings: &mut Standings,
+    swiss: &mut Option<SwissState>,
+    sprt: &mut Option<Sprt>,
+    halves: &mut HashMap<u32, u32>,
+) -> bool {
+    standings.record(spec.white, spec.black, result);
+    if let Some(sw) = swiss {
+        sw.history.met.push((spec.white, spec.black));
+        sw.history.colours[spec.white].push(true);
+        sw.history.colours[spec.black].push(false);
+    }
+    if let Some(sprt) = sprt
+        && let Some(half) = first_player_half(spec, result)
+    {
+        let pair = spec.number.div_ceil(2);
+        if let Some(first) = halves.remove(&pair) {
+            sprt.record_pair(first + half);
+            return true;
+        }
+        halves.insert(pair, half);
+    }
+    false
+}
+
 /// The first player's half-points in a game with a result.
 fn first_player_half(spec: &GameSpec, result: crate::core::game::GameResult) -> Option<u32> {
     use crate::core::game::GameResult;
@@ -594,6 +744,18 @@ struct EventJournal {
 }
 
 impl EventJournal {
+    /// Opens the journal of an event to go on with it.
+    fn append(path: &Path) -> Result<EventJournal, ServeError> {
+        let file = fs::File::options()
+            .append(true)
+            .open(path)
+            .map_err(io_err(path))?;
+        Ok(EventJournal {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
     fn create(path: &Path) -> Result<EventJournal, ServeError> {
         let file = fs::File::options()
             .write(true)

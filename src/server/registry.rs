@@ -21,7 +21,7 @@ use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::{Duplex, READ_TIMEOUT, memory};
 
 /// A player of the event who connects by itself: `--player NAME[:TOKEN]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RemotePlayer {
     /// Its name.
     pub name: String,

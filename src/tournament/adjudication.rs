@@ -10,7 +10,7 @@ use crate::core::game::GameResult;
 /// `--resign`: a side whose score stays at or below `-score` for `movecount` of its
 /// moves in a row loses; with `twosided`, only while its opponent's score stays at or
 /// above `score` too.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResignRule {
     /// Moves in a row.
     pub movecount: u32,
@@ -22,7 +22,7 @@ pub struct ResignRule {
 
 /// `--draw`: from move `movenumber` on, a game whose scores (both sides') stay within
 /// `score` of zero for `movecount` moves of each side in a row is drawn.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DrawAdjudication {
     /// The first full move at which it applies.
     pub movenumber: u32,
@@ -33,7 +33,7 @@ pub struct DrawAdjudication {
 }
 
 /// What adjudicates the games of an event.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AdjudicationRules {
     /// `--resign`.
     pub resign: Option<ResignRule>,

@@ -15,7 +15,7 @@ pub use swiss::{SwissHistory, SwissRound, pair_round};
 use serde::Serialize;
 
 /// How players are paired.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Every player meets every other.
@@ -38,7 +38,7 @@ impl std::fmt::Display for Format {
 }
 
 /// One game of the schedule.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct GameSpec {
     /// The game's number in the event, from 1.
     pub number: u32,

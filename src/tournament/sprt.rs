@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 /// `--sprt elo0=E0 elo1=E1 alpha=A beta=B`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct SprtConfig {
     /// The Elo difference of H0.
     pub elo0: f64,

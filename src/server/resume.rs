@@ -1,0 +1,133 @@
+//! Going on with an event after a stop or a crash (`argus serve --resume DIR`): what
+//! its `event.jsonl` says was settled, and the games' PGN made whole.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use crate::core::game::GameResult;
+use crate::tournament::GameSpec;
+
+use super::{ServeConfig, ServeError};
+
+/// Reads `DIR/event.jsonl`: the event's settings (its folder now `dir`) and its lines.
+pub(super) fn read(dir: &Path) -> Result<(ServeConfig, Vec<serde_json::Value>), ServeError> {
+    let path = dir.join("event.jsonl");
+    let bad = |why: String| ServeError::Resume {
+        path: dir.to_path_buf(),
+        why,
+    };
+    let file = fs::File::open(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let mut lines = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        match serde_json::from_str::<serde_json::Value>(&line) {
+            Ok(value) => lines.push(value),
+            // A last line the dead referee did not finish is left out.
+            Err(_) if line.trim().is_empty() => {}
+            Err(e) => {
+                log::warn!(
+                    "{}: line {} is not whole ({e}); left out",
+                    path.display(),
+                    i + 1
+                );
+            }
+        }
+    }
+    let config = lines
+        .first()
+        .and_then(|first| first.get("config"))
+        .ok_or_else(|| {
+            bad(format!(
+                "{} does not begin with the event's settings",
+                path.display()
+            ))
+        })?;
+    let mut cfg: ServeConfig = serde_json::from_value(config.clone())
+        .map_err(|e| bad(format!("{}: its settings: {e}", path.display())))?;
+    cfg.out = dir.to_path_buf();
+    Ok((cfg, lines))
+}
+
+/// What an event's journal says happened.
+#[derive(Debug, Default)]
+pub(super) struct Past {
+    /// The games with a result.
+    pub(super) results: HashMap<u32, GameResult>,
+    /// The games that could not be played.
+    pub(super) failed: HashSet<u32>,
+    /// A Swiss event's games, round after round, as paired.
+    pub(super) swiss_games: Vec<GameSpec>,
+    /// The Swiss rounds paired.
+    pub(super) swiss_rounds: u32,
+    /// The byes, round after round.
+    pub(super) byes: Vec<usize>,
+}
+
+impl Past {
+    pub(super) fn read(lines: &[serde_json::Value]) -> Past {
+        let mut past = Past::default();
+        for line in lines.iter().skip(1) {
+            if let Some(pairings) = line.get("pairings") {
+                if let Ok(games) = serde_json::from_value::<Vec<GameSpec>>(pairings.clone()) {
+                    past.swiss_games.extend(games);
+                    past.swiss_rounds += 1;
+                }
+                if let Some(bye) = line.get("bye").and_then(serde_json::Value::as_u64) {
+                    past.byes.push(bye as usize);
+                }
+                continue;
+            }
+            let Some(number) = line
+                .get("game")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+            else {
+                continue;
+            };
+            if line.get("failed").is_some() {
+                past.failed.insert(number);
+            } else if let Some(result) = line.get("result").and_then(|r| r.as_str()) {
+                let result = match result {
+                    "1-0" => GameResult::WhiteWins,
+                    "0-1" => GameResult::BlackWins,
+                    "1/2-1/2" => GameResult::Draw,
+                    _ => GameResult::Unknown,
+                };
+                past.results.insert(number, result);
+            }
+        }
+        past
+    }
+}
+
+/// Appends the game of `game_pgn` (its own PGN file) to `pgn` unless `pgn` holds it
+/// already: the event's journal records a game before `games.pgn` does.
+/// `held` is what `pgn` holds (read once by the caller), and grows with what is added.
+pub(super) fn ensure_in_pgn(
+    pgn: &Path,
+    held: &mut String,
+    game_pgn: &Path,
+) -> Result<(), ServeError> {
+    let Ok(game) = fs::read_to_string(game_pgn) else {
+        log::warn!(
+            "{}: missing; the game is in its journal",
+            game_pgn.display()
+        );
+        return Ok(());
+    };
+    if !held.contains(&game) {
+        held.push_str(&game);
+        log::warn!(
+            "{}: appending {}, which the stopped event had not written there",
+            pgn.display(),
+            game_pgn.display()
+        );
+        crate::mediator::append_pgn(pgn, &game).map_err(|e| ServeError::Io {
+            path: pgn.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    }
+    Ok(())
+}
