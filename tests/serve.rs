@@ -906,3 +906,63 @@ fn an_event_stopped_by_ctrl_c_goes_on_with_resume() {
         );
     }
 }
+
+/// The referee killed outright (a crash, a power cut) mid-event: `--resume` goes on
+/// all the same, and every game reaches games.pgn once.
+#[cfg(unix)]
+#[test]
+fn an_event_killed_outright_goes_on_with_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let out_s = out.to_str().unwrap();
+    let mut child = spawn(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "movetime=5",
+        "--engine",
+        "name=B",
+        "movetime=5",
+        "--engine",
+        "name=C",
+        "movetime=5",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+        "--tc",
+        "60+0.1",
+        "--out",
+        out_s,
+    ]);
+    // Some games are over, others under way.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !out.join("games/game-0004.jsonl").exists() {
+        assert!(Instant::now() < deadline, "the event did not get far");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let resumed = argus(&["serve", "--resume", out_s]);
+    let stdout = text(&resumed.stdout);
+    assert!(
+        resumed.status.success(),
+        "{stdout}{}",
+        text(&resumed.stderr)
+    );
+    assert!(
+        stdout.contains("argus serve: 6 of 6 game(s) played"),
+        "{stdout}"
+    );
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 6, "{pgn}");
+    for n in 1..=6 {
+        let journal = out.join(format!("games/game-000{n}.jsonl"));
+        let replay = argus(&["replay", journal.to_str().unwrap()]);
+        assert!(
+            text(&replay.stderr).contains("no divergence"),
+            "{n}: {}",
+            text(&replay.stderr)
+        );
+    }
+}

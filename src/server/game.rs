@@ -110,15 +110,19 @@ pub(super) fn play(
     let journal_path = dir.join(format!("{}.jsonl", stem(spec)));
     let pgn_path = dir.join(format!("{}.pgn", stem(spec)));
     // A game under way when the event stopped goes on from its journal.
-    let rebuilt = if go_on {
-        let rebuilt = journal::rebuild(&journal_path).map_err(|e| e.to_string())?;
-        if rebuilt.referee.is_over() {
+    let rebuilt = match go_on.then(|| journal::rebuild(&journal_path)) {
+        Some(Ok(rebuilt)) if rebuilt.referee.is_over() => {
             // It ended before the event could record it.
             return Ok(finished_report(spec, cfg, &rebuilt));
         }
-        Some(rebuilt)
-    } else {
-        None
+        Some(Ok(rebuilt)) => Some(rebuilt),
+        // Killed before the game's first line was on disk: the game begins anew.
+        Some(Err(journal::JournalError::NoSession { .. })) => {
+            let _ = std::fs::remove_file(&journal_path);
+            None
+        }
+        Some(Err(e)) => return Err(e.to_string()),
+        None => None,
     };
     let mut sides = Vec::with_capacity(2);
     for (i, player) in [spec.white, spec.black].into_iter().enumerate() {
