@@ -69,6 +69,9 @@ pub struct ServeArgs {
     /// one is the organiser's explicit choice.
     #[arg(long, default_value = "127.0.0.1:5150", value_name = "ADDR")]
     pub listen: std::net::SocketAddr,
+    /// The connections taken at once; one more gets a fault and is closed.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_clients: u32,
     /// How players are paired: everybody meets everybody, or the first player meets
     /// each of the others.
     #[arg(long, value_enum, default_value_t = crate::tournament::Format::RoundRobin)]

@@ -859,6 +859,7 @@ fn serve_config(
     let cfg = ServeConfig {
         players,
         listen: Some(args.listen),
+        max_clients: Some(args.max_clients as usize),
         format: args.format,
         rounds: args.rounds,
         games: args.games,

@@ -966,3 +966,111 @@ fn an_event_killed_outright_goes_on_with_resume() {
         );
     }
 }
+
+/// Reads one line from `stream` within `wait`.
+fn read_line(stream: &mut std::net::TcpStream, wait: Duration) -> Option<String> {
+    use std::io::Read;
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while let Ok(1) = stream.read(&mut byte) {
+        if byte[0] == b'\n' {
+            return Some(String::from_utf8_lossy(&line).into_owned());
+        }
+        line.push(byte[0]);
+    }
+    None
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+/// Hostile connections cost no game: one that says nothing is closed after 10 s with a
+/// fault, one that floods is closed, one beyond --max-clients is refused, and the
+/// event is played by the real clients all the same.
+#[test]
+fn hostile_connections_are_closed_and_the_event_goes_on() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--player",
+        "Bob",
+        "--games",
+        "2",
+        "--tc",
+        "60+0.1",
+        "--max-clients",
+        "2",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut silent = loop {
+        if let Ok(s) = std::net::TcpStream::connect(&addr) {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "argus serve does not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let connected = Instant::now();
+    // A flood under Ann's name: admitted, then closed.
+    let mut flood = std::net::TcpStream::connect(&addr).unwrap();
+    writeln!(flood, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
+    for i in 0..300 {
+        if writeln!(flood, "garbage {i}").is_err() {
+            break;
+        }
+    }
+    assert!(
+        read_line(&mut flood, Duration::from_secs(5)).is_none(),
+        "closed"
+    );
+    // Two open connections (the silent one, and this one waiting): a third is refused.
+    let _second = std::net::TcpStream::connect(&addr).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut third = std::net::TcpStream::connect(&addr).unwrap();
+    let refused = read_line(&mut third, Duration::from_secs(5)).unwrap_or_default();
+    assert!(
+        refused.contains("connections at most") && refused.contains("refcom fault"),
+        "{refused}"
+    );
+    drop(_second);
+    // The silent one gets its fault at 10 s.
+    let fault = read_line(&mut silent, Duration::from_secs(15)).unwrap_or_default();
+    assert!(fault.contains("no sign_on within 10 s"), "{fault}");
+    assert!(
+        connected.elapsed() >= Duration::from_secs(9),
+        "{:?}",
+        connected.elapsed()
+    );
+    let client = |name: &str| {
+        spawn(&[
+            "client",
+            "--connect",
+            &addr,
+            "--engine",
+            "random",
+            "--name",
+            name,
+        ])
+    };
+    let (ann, bob) = (client("Ann"), client("Bob"));
+    let serve = finish(serve, Duration::from_secs(60));
+    let stdout = text(&serve.stdout);
+    let stderr = text(&serve.stderr);
+    assert!(serve.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("2 of 2 game(s) played"), "{stdout}");
+    assert!(stderr.contains("lines in a second"), "{stderr}");
+    for c in [ann, bob] {
+        assert!(finish(c, Duration::from_secs(10)).status.success());
+    }
+}

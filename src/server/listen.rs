@@ -20,16 +20,44 @@ pub const SIGN_ON_WITHIN: Duration = Duration::from_secs(10);
 /// The longest first line read from a connection.
 const MAX_FIRST_LINE: usize = 4096;
 
-/// Listens on `listener` until `stop` is set, admitting connections to `registry`.
-pub fn serve(listener: TcpListener, registry: Arc<Registry>, stop: Arc<AtomicBool>) {
+/// The connections argus serve takes at once unless told otherwise (`--max-clients`).
+pub const MAX_CLIENTS: usize = 256;
+
+/// Listens on `listener` until `stop` is set, admitting connections to `registry`; a
+/// connection beyond `max_clients` open ones is refused.
+pub fn serve(
+    listener: TcpListener,
+    registry: Arc<Registry>,
+    stop: Arc<AtomicBool>,
+    max_clients: usize,
+) {
     let _ = listener.set_nonblocking(true);
+    let handshaking = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     while !stop.load(Ordering::SeqCst) {
         match listener.accept() {
             Ok((stream, peer)) => {
+                let open = registry.routers().len() + handshaking.load(Ordering::SeqCst);
+                if open >= max_clients {
+                    let _ = stream.set_nonblocking(false);
+                    refuse(
+                        stream,
+                        peer,
+                        &format!("argus serve takes {max_clients} connections at most"),
+                    );
+                    continue;
+                }
                 let registry = Arc::clone(&registry);
-                let _ = std::thread::Builder::new()
+                let handshaking = Arc::clone(&handshaking);
+                handshaking.fetch_add(1, Ordering::SeqCst);
+                let spawned = std::thread::Builder::new()
                     .name(format!("argus-serve-{peer}"))
-                    .spawn(move || handshake(stream, peer, &registry));
+                    .spawn(move || {
+                        handshake(stream, peer, &registry);
+                        handshaking.fetch_sub(1, Ordering::SeqCst);
+                    });
+                if spawned.is_err() {
+                    log::warn!("argus serve: {peer}: cannot start a thread for it");
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(20));
@@ -54,6 +82,7 @@ pub fn referee_record(refcom: &str, reason: Option<&str>) -> String {
 
 fn refuse(mut stream: TcpStream, peer: SocketAddr, why: &str) {
     log::warn!("argus serve: connection from {peer} refused: {why}");
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
     let _ = stream.write_all(format!("{}\n", referee_record("fault", Some(why))).as_bytes());
     let _ = stream.flush();
 }

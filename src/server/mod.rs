@@ -76,6 +76,9 @@ pub struct ServeConfig {
     pub players: Vec<Entrant>,
     /// Where players that connect by themselves connect (needed when there are any).
     pub listen: Option<SocketAddr>,
+    /// The connections taken at once (256 when not given).
+    #[serde(default)]
+    pub max_clients: Option<usize>,
     /// How they are paired.
     pub format: Format,
     /// How many times the pairings are played.
@@ -309,9 +312,10 @@ fn run_event(
             log::warn!("argus serve: listening on {addr}, not only this machine, as asked");
         }
         let (registry, closing) = (Arc::clone(&registry), Arc::clone(&closing));
+        let max_clients = cfg.max_clients.unwrap_or(listen::MAX_CLIENTS);
         std::thread::Builder::new()
             .name("argus-serve-listen".into())
-            .spawn(move || listen::serve(listener, registry, closing))
+            .spawn(move || listen::serve(listener, registry, closing, max_clients))
             .map_err(io_err(&cfg.out))?;
     }
     let event = Event {

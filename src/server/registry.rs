@@ -20,6 +20,14 @@ use crossbeam_channel::Sender;
 use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::{Duplex, READ_TIMEOUT, memory};
 
+/// More lines than this in one second from a connection is a flood: the connection is
+/// closed (a player sends a few records a move).
+pub const FLOOD_LINES: usize = 100;
+
+/// How long a write to a player may wait for it to read: a client that stops reading
+/// does not hold up the event's last word for long, and its game's writer only its game.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// A player of the event who connects by itself: `--player NAME[:TOKEN]`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RemotePlayer {
@@ -275,6 +283,7 @@ impl Registry {
         let reader = stream
             .try_clone()
             .map_err(|e| Refusal(format!("cannot read the connection: {e}")))?;
+        let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
         let router = Arc::new(Router {
             id,
             stream,
@@ -309,6 +318,9 @@ impl Registry {
         let _ = reader.set_read_timeout(Some(READ_TIMEOUT));
         let mut splitter = LineSplitter::new();
         let mut buf = [0u8; 4096];
+        // Lines in the current second, against a flood.
+        let mut second = std::time::Instant::now();
+        let mut in_second = 0usize;
         loop {
             match reader.read(&mut buf) {
                 Ok(0) => break,
@@ -319,6 +331,20 @@ impl Registry {
                             lines.push(l);
                         }
                     });
+                    if second.elapsed() >= Duration::from_secs(1) {
+                        second = std::time::Instant::now();
+                        in_second = 0;
+                    }
+                    in_second += lines.len();
+                    if in_second > FLOOD_LINES {
+                        log::warn!(
+                            "{}: more than {FLOOD_LINES} lines in a second from {}: connection closed",
+                            lock(&self.slots)[index].player.name,
+                            router.peer
+                        );
+                        router.close();
+                        break;
+                    }
                     for line in lines {
                         if !router.deliver(line.clone()) {
                             self.between_games(index, &line);
