@@ -1,0 +1,101 @@
+#!/bin/sh
+# Runs the same engine match through argus serve and, when they are installed, through
+# fastchess and cutechess-cli, with an instant UCI engine (scripts/instant_uci.rs) and
+# the same openings, and prints one table: games per minute, the manager's CPU per ply,
+# peak RSS, relay latency (p50/p99, at concurrency 1: from one engine's bestmove to the
+# other's next go, by the engines' own stamps) and time losses.
+#
+#   scripts/bench-managers.sh [GAMES] [TC] [CONCURRENCY ...]
+#   FASTCHESS=/path/to/fastchess CUTECHESS=/path/to/cutechess-cli scripts/bench-managers.sh 100 0.2+0.002 1 8 32
+#
+# Needs python3 and GNU time (/usr/bin/time). The runs alternate manager by manager
+# for each concurrency, so that a machine that slows down slows all alike.
+set -eu
+GAMES=${1:-100}
+TC=${2:-0.2+0.002}
+shift 2 2>/dev/null || shift $#
+CONCURRENCY=${*:-1 8}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin argus --example instant-uci
+ARGUS="$ROOT/target/release/argus"
+ENGINE="$ROOT/target/release/examples/instant-uci"
+# The openings of docs/openings.epd without its comments, which not every manager reads.
+OPENINGS="$WORK/openings.epd"
+grep -v '^#' "$ROOT/docs/openings.epd" | grep -v '^[[:space:]]*$' > "$OPENINGS"
+[ -x /usr/bin/time ] || { echo "bench-managers: needs GNU time (/usr/bin/time)" >&2; exit 2; }
+
+run() { # NAME CONCURRENCY PGN COMMAND...
+    name=$1 conc=$2 pgn=$3; shift 3
+    log="$WORK/$name-$conc.log"; : > "$log"
+    INSTANT_UCI_LOG="$log" /usr/bin/time -f '%e %U %S %M' -o "$WORK/$name-$conc.time" "$@" \
+        > "$WORK/$name-$conc.out" 2>&1 || true
+    python3 - "$name" "$conc" "$log" "$WORK/$name-$conc.time" "$pgn" <<'EOF'
+import sys, re, statistics
+name, conc, log, timef, pgn = sys.argv[1:]
+wall, user, sys_, rss_kb = open(timef).read().split()[-4:]
+events, engine_cpu = [], 0
+for line in open(log):
+    parts = line.split()
+    if len(parts) != 3 or not parts[2].isdigit():
+        continue
+    kind, pid, value = parts
+    if kind == "cpu":
+        engine_cpu += int(value)
+    else:
+        events.append((int(value), kind, pid))
+events.sort()
+plies = sum(1 for e in events if e[1] == "bestmove")
+relay = []
+if conc == "1":
+    for i, (t, kind, pid) in enumerate(events):
+        if kind != "bestmove":
+            continue
+        for t2, kind2, pid2 in events[i + 1:]:
+            if kind2 == "go" and pid2 != pid:
+                relay.append(t2 - t)
+                break
+            if kind2 == "bestmove":
+                break
+try:
+    text = open(pgn).read()
+except OSError:
+    text = ""
+games = len(re.findall(r'^\[Result ', text, re.M))
+losses = len(re.findall(r'time forfeit|loses on time|flag fell|Flag fell', text))
+manager_cpu_ms = (float(user) + float(sys_)) * 1000 - engine_cpu / 1000
+def pct(p):
+    if not relay:
+        return "-"
+    s = sorted(relay)
+    return f"{s[min(len(s) - 1, int(p * len(s)))]}"
+print(f"{name:10} {conc:>4} {games:>6} {games / max(float(wall), 0.001) * 60:>9.0f} "
+      f"{manager_cpu_ms / max(plies, 1):>9.3f} {int(rss_kb) / 1024:>8.1f} "
+      f"{pct(0.5):>8} {pct(0.99):>8} {losses:>6}")
+EOF
+}
+
+echo "match: $GAMES games at $TC, instant UCI engine, openings $OPENINGS"
+echo "manager    conc  games  games/min  cpu ms/ply  rss MB  relay p50 µs  p99 µs  losses"
+for conc in $CONCURRENCY; do
+    run argus "$conc" "$WORK/argus-$conc/games.pgn" "$ARGUS" serve \
+        --engine name=A cmd="$ENGINE" proto=uci --engine name=B cmd="$ENGINE" proto=uci \
+        --games "$GAMES" --concurrency "$conc" --tc "$TC" --openings "$OPENINGS" \
+        --out "$WORK/argus-$conc"
+    if [ -n "${FASTCHESS:-}" ]; then
+        run fastchess "$conc" "$WORK/fastchess-$conc.pgn" "$FASTCHESS" \
+            -engine cmd="$ENGINE" name=A -engine cmd="$ENGINE" name=B \
+            -each proto=uci tc="$TC" -rounds $((GAMES / 2)) -games 2 -repeat \
+            -concurrency "$conc" -force-concurrency \
+            -openings file="$OPENINGS" format=epd order=sequential \
+            -pgnout file="$WORK/fastchess-$conc.pgn"
+    fi
+    if [ -n "${CUTECHESS:-}" ]; then
+        run cutechess "$conc" "$WORK/cutechess-$conc.pgn" "$CUTECHESS" \
+            -engine cmd="$ENGINE" name=A -engine cmd="$ENGINE" name=B \
+            -each proto=uci tc="$TC" -rounds $((GAMES / 2)) -games 2 -repeat \
+            -concurrency "$conc" -openings file="$OPENINGS" format=epd order=sequential \
+            -pgnout "$WORK/cutechess-$conc.pgn"
+    fi
+done
