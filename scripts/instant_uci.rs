@@ -83,10 +83,7 @@ fn main() -> io::Result<()> {
                     _ => Chess::default(),
                 };
                 for m in moves {
-                    let Some(m) = m
-                        .parse::<UciMove>()
-                        .ok()
-                        .and_then(|u| u.to_move(&pos).ok())
+                    let Some(m) = m.parse::<UciMove>().ok().and_then(|u| u.to_move(&pos).ok())
                     else {
                         break;
                     };

@@ -1074,3 +1074,59 @@ fn hostile_connections_are_closed_and_the_event_goes_on() {
         assert!(finish(c, Duration::from_secs(10)).status.success());
     }
 }
+
+/// An engine that crashes and cannot be restarted loses the game it was playing at
+/// once, and forfeits the games after it, each saying so.
+#[cfg(unix)]
+#[test]
+fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("crashed");
+    let engine = dir.path().join("crashy.sh");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\n[ -e {m} ] && exit 1\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name crashy'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
+            m = mark.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    let out = dir.path().join("event");
+    let cmd = format!("cmd={}", engine.display());
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Crashy",
+        &cmd,
+        "proto=uci",
+        "--engine",
+        "name=Steady",
+        "--games",
+        "2",
+        "--tc",
+        "600",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}{}", text(&run.stderr));
+    let pgn = std::fs::read_to_string(out.join("games.pgn"))
+        .unwrap()
+        .replace('\n', " ");
+    let tail = &pgn[pgn.len().saturating_sub(600)..];
+    assert!(
+        pgn.contains("Crashy's engine failed and could not be restarted"),
+        "{tail}"
+    );
+    assert!(pgn.contains("Crashy could not be started"), "{tail}");
+    assert_eq!(
+        pgn_results(&out),
+        ["0-1", "1-0"],
+        "Crashy has White in game 1 and Black in game 2, and loses both"
+    );
+}

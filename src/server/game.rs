@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::core::game::GameResult;
+use shakmaty::Color;
 
 /// The settings of one game: a match of one game between its White (port a) and its
 /// Black (port b).
@@ -129,9 +130,15 @@ pub(super) fn play(
         sides.push(match (&cfg.players[player], event.remote_index[player]) {
             (Entrant::Engine(engine), _) => {
                 let seed = u64::from(spec.number) * 2 + i as u64;
-                let started = engine
-                    .start(seed)
-                    .map_err(|e| format!("{} does not start: {e}", engine.name))?;
+                let started = match engine.start(seed) {
+                    Ok(started) => started,
+                    // An engine that cannot be started forfeits its game, and says so.
+                    Err(e) => {
+                        let loser = if i == 0 { Color::White } else { Color::Black };
+                        let why = format!("{} could not be started ({e}): forfeit", engine.name);
+                        return forfeit(spec, cfg, loser, &why, &pgn_path).map(Some);
+                    }
+                };
                 let opts = ClientOptions {
                     name: Some(engine.name.clone()),
                     address: "memory".into(),
@@ -211,15 +218,23 @@ pub(super) fn play(
                         reopen: None,
                     });
                     let client_stop = &client_stop;
+                    let control = watcher.control.clone();
                     scope.spawn(move || {
-                        if let Err(e) =
-                            client::run_until(client_end, &mut *engine, &opts, client_stop)
-                        {
-                            log::debug!(
-                                "game {}: {}: {e}",
-                                spec.number,
-                                opts.name.unwrap_or_default()
-                            );
+                        let name = opts.name.clone().unwrap_or_default();
+                        match client::run_until(client_end, &mut *engine, &opts, client_stop) {
+                            // The engine failed and its restart too: it loses the game
+                            // now, rather than on time.
+                            Err(client::ClientError::Engine(e)) => {
+                                let loser = if i == 0 { Color::White } else { Color::Black };
+                                let _ = control.send(Control::Command(Command::Adjudicate {
+                                    result: GameResult::loss_for(loser),
+                                    reason: Some(format!(
+                                        "{name}'s engine failed and could not be restarted: {e}"
+                                    )),
+                                }));
+                            }
+                            Err(e) => log::debug!("game {}: {name}: {e}", spec.number),
+                            Ok(_) => {}
                         }
                     });
                 }
@@ -250,6 +265,53 @@ pub(super) fn play(
     lock(controls).remove(&spec.number);
     outcome.map_err(|e| e.to_string())?;
     Ok(watcher.report)
+}
+
+/// The report of a game one side forfeits before it begins (its engine does not start):
+/// a PGN with the tags and the reason, written to the game's own PGN file too.
+fn forfeit(
+    spec: &GameSpec,
+    cfg: &ServeConfig,
+    loser: Color,
+    why: &str,
+    pgn_path: &Path,
+) -> Result<GameReport, String> {
+    let config = game_config(cfg, spec, false);
+    let result = GameResult::loss_for(loser);
+    let [white, black] = [spec.white, spec.black].map(|i| cfg.players[i].name().to_string());
+    let mut pgn = String::new();
+    let mut tags = vec![
+        ("Event", config.event.clone()),
+        ("Site", config.site.clone()),
+        ("Date", config.date.clone()),
+        ("Round", spec.round.to_string()),
+        ("White", white.clone()),
+        ("Black", black.clone()),
+        ("Result", result.to_string()),
+        ("Termination", "abandoned".to_string()),
+        ("TimeControl", config.time_control.to_string()),
+    ];
+    if let Some(fen) = config.openings.first() {
+        tags.push(("SetUp", "1".into()));
+        tags.push(("FEN", fen.clone()));
+    }
+    for (name, value) in tags {
+        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
+        pgn.push_str(&format!("[{name} \"{value}\"]\n"));
+    }
+    let comment = why.replace('}', ")");
+    pgn.push_str(&format!("\n{{{comment}}} {result}\n\n"));
+    std::fs::write(pgn_path, &pgn).map_err(|e| format!("{}: {e}", pgn_path.display()))?;
+    log::warn!("game {}: {why}", spec.number);
+    Ok(GameReport {
+        number: spec.number,
+        white,
+        black,
+        result,
+        termination: crate::core::game::Termination::Abandoned,
+        reason: why.to_string(),
+        pgn,
+    })
 }
 
 /// The report of a game whose journal shows it ended, from its PGN.

@@ -486,7 +486,9 @@ fn run_event(
                         "result": report.result.to_string(),
                         "termination": report.termination.to_string(),
                         "reason": report.reason,
-                        "journal": format!("games/{}.jsonl", stem(&spec)),
+                        // A forfeit before the game began has no journal.
+                        "journal": Some(format!("games/{}.jsonl", stem(&spec)))
+                            .filter(|j| cfg.out.join(j).exists()),
                     }))?;
                     if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
                         log::error!("{e}; the game is in its journal");
