@@ -1019,7 +1019,14 @@ fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         Some(dir) => server::resume(dir, &STOP, &mut progress)?,
         None => server::run(&cfg, &STOP, &mut progress)?,
     };
-    print!("\n{}", summary.standings.text());
+    // The crosstable of a big event is for standings.txt, not the terminal.
+    let text = summary.standings.text();
+    let table = if cfg.players.len() > 16 {
+        text.split("\n\n").next().unwrap_or_default().to_string() + "\n"
+    } else {
+        text
+    };
+    print!("\n{table}");
     println!(
         "argus serve: {} of {} game(s) played; files in {}",
         summary.played,
