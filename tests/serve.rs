@@ -531,8 +531,20 @@ fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
     );
     let ann = client("Ann", "a-secret");
     let bob = client("Bob", "b-secret");
-    // A second connection under a live name is refused.
-    std::thread::sleep(Duration::from_millis(500));
+    // A second connection under a live name is refused: once Ann plays, her first
+    // connection is in.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let ann_plays = || {
+        std::fs::read_dir(out.join("games")).is_ok_and(|d| {
+            d.flatten().any(|e| {
+                std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("\"tcp Ann\""))
+            })
+        })
+    };
+    while !ann_plays() {
+        assert!(Instant::now() < deadline, "Ann never played");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let twice = finish(client("Ann", "a-secret"), Duration::from_secs(20));
     assert!(
         text(&twice.stderr).contains("Ann is connected already"),

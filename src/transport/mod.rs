@@ -96,6 +96,9 @@ pub const REOPEN_INTERVAL: Duration = Duration::from_millis(500);
 pub struct Link {
     lines: Option<Sender<Vec<u8>>>,
     stop: Arc<AtomicBool>,
+    /// Dropped at shutdown: a reader waiting out a down line (or between attempts to
+    /// reopen it) wakes at once instead of at the end of its wait.
+    wake: Option<Sender<()>>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -148,12 +151,16 @@ impl Link {
         let (writer_tx, writer_rx) =
             crossbeam_channel::unbounded::<Option<Box<dyn Write + Send>>>();
         let Duplex { reader, writer } = duplex;
+        let (wake, woken) = crossbeam_channel::bounded::<()>(0);
 
         let rx = {
             let (stop, down, events) = (stop.clone(), down.clone(), events.clone());
             thread::Builder::new()
                 .name(format!("argus-{name}-rx"))
-                .spawn(move || reader_loop(port, reader, reopen, writer_tx, events, &stop, &down))?
+                .spawn(move || {
+                    let waits = Waits { stop: &stop, woken };
+                    reader_loop(port, reader, reopen, writer_tx, events, &waits, &down);
+                })?
         };
         let tx = {
             let stop = stop.clone();
@@ -166,6 +173,7 @@ impl Link {
         Ok(Link {
             lines: Some(line_tx),
             stop,
+            wake: Some(wake),
             threads: vec![rx, tx],
         })
     }
@@ -182,6 +190,7 @@ impl Link {
     pub fn shutdown(mut self) {
         self.lines = None;
         self.stop.store(true, Ordering::Relaxed);
+        self.wake = None;
         let deadline = Instant::now() + SHUTDOWN_GRACE;
         for t in self.threads.drain(..) {
             // A writer stuck in a drain that never ends (a line held off by flow
@@ -216,13 +225,31 @@ fn mark_down(down: &AtomicBool, events: &Sender<PortEvent>, port: Port, error: &
     }
 }
 
+/// The stop flag of a line's reader, and the channel that wakes it when the line shuts
+/// down.
+struct Waits<'a> {
+    stop: &'a AtomicBool,
+    woken: Receiver<()>,
+}
+
+impl Waits<'_> {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Waits `wait`, or less when the line shuts down.
+    fn sleep(&self, wait: Duration) {
+        let _ = self.woken.recv_timeout(wait);
+    }
+}
+
 fn reader_loop(
     port: Port,
     mut reader: Box<dyn Read + Send>,
     mut reopen: Option<Opener>,
     writers: Sender<Option<Box<dyn Write + Send>>>,
     events: Sender<PortEvent>,
-    stop: &AtomicBool,
+    waits: &Waits<'_>,
     down: &AtomicBool,
 ) {
     let mut splitter = LineSplitter::new();
@@ -235,7 +262,7 @@ fn reader_loop(
         };
         report(&events, port, event);
     };
-    while !stop.load(Ordering::Relaxed) {
+    while !waits.stopped() {
         let failure = if down.load(Ordering::SeqCst) {
             Some(io::Error::other("the writer failed"))
         } else {
@@ -272,16 +299,19 @@ fn reader_loop(
         let _ = writers.send(None);
         let Some(open) = reopen.as_mut() else {
             // Nothing to reopen: the line stays down.
-            while !stop.load(Ordering::Relaxed) {
-                thread::sleep(READ_TIMEOUT);
+            while !waits.stopped() {
+                waits.sleep(READ_TIMEOUT);
             }
             return;
         };
         loop {
-            if stop.load(Ordering::Relaxed) {
+            if waits.stopped() {
                 return;
             }
-            thread::sleep(REOPEN_INTERVAL);
+            waits.sleep(REOPEN_INTERVAL);
+            if waits.stopped() {
+                return;
+            }
             match open() {
                 Ok(duplex) => {
                     reader = duplex.reader;
