@@ -64,7 +64,7 @@ use argus::client::{self, ClientOptions, Decision, Engine, EngineError, Limit, T
 use argus::core::dead;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Notice, Port, Referee};
 use argus::epd::{Record, resolve_move};
-use argus::journal::{self, Event, Journal};
+use argus::mediator::journal::{self, Event, Journal};
 use argus::mediator::{self, Eol, Line, Records, Watcher};
 use argus::transport::pty;
 use shakmaty::fen::Fen;

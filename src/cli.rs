@@ -1,7 +1,7 @@
 //! The command line of `argus`: its subcommands and their options, as clap parses them.
 //!
 //! The definitions live in the library so that tests can walk them: every option of
-//! `argus serial` has a key of the same name in an event file ([`crate::config`]), and a
+//! `argus serial` has a key of the same name in an event file ([`crate::mediator::config`]), and a
 //! test in this module checks both ways.
 
 use std::path::PathBuf;
@@ -10,9 +10,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::client::Limit;
-use crate::config::MAX_DELAY_SECS;
 use crate::core::clock::TimeControl;
 use crate::mediator::Eol;
+use crate::mediator::config::MAX_DELAY_SECS;
 use crate::transport::serial::{FlowName, ParityName, SerialSettings};
 
 // The whole command line (clap reads doc comments as help, hence plain comments on
@@ -239,7 +239,7 @@ impl LineArgs {
 }
 
 // `argus serial`. Every option but --config, --resume and --continue is also a key of
-// an event file, of the same name (see `crate::config`; the tests below check it).
+// an event file, of the same name (see `crate::mediator::config`; the tests below check it).
 #[derive(Args)]
 pub struct SerialArgs {
     /// The port of player A (White in odd games).
@@ -356,7 +356,7 @@ pub fn config_hint(e: &clap::Error) -> Option<String> {
         .next()?
         .trim_matches(['[', ']', '<', '>'])
         .to_ascii_lowercase();
-    let key = crate::config::key_of_option(&name)?;
+    let key = crate::mediator::config::key_of_option(&name)?;
     let (table, leaf) = key.rsplit_once('.')?;
     Some(format!(
         "set `{leaf}` in [{table}] of the event file instead"
@@ -523,8 +523,8 @@ mod tests {
     use clap::{CommandFactory, Parser};
 
     use super::{Cli, Command, DrawRuleArg, IllegalArg, SerialArgs, config_hint};
-    use crate::config::{EventConfig, key_of_option, keys};
     use crate::core::{DrawRule, IllegalRule};
+    use crate::mediator::config::{EventConfig, key_of_option, keys};
 
     /// The options of `argus serial` that have no key in an event file, and why: they say
     /// how a run finds its match, not what the match is.

@@ -4,17 +4,12 @@
 //! transports turn bytes into timestamped lines, the mediator feeds them to the core, and
 //! the journal records every input so that a session can be replayed exactly.
 
-pub mod cable_test;
 pub mod cli;
 pub mod client;
-pub mod config;
 pub mod core;
 pub mod epd;
-pub mod journal;
-pub mod live_replay;
+pub mod field;
 pub mod mediator;
-pub mod ports;
 pub mod server;
 pub mod tournament;
 pub mod transport;
-pub mod wire;

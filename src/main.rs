@@ -18,10 +18,10 @@ use argus::cli::{
 use argus::client::uci::UciEngine;
 use argus::client::xboard::XboardEngine;
 use argus::client::{self, ClientOptions, Engine, human::HumanEngine, random::RandomEngine};
-use argus::config::{EventConfig, read_openings};
 use argus::core::supervisor;
 use argus::core::{DrawRule, IllegalRule, MatchConfig, Referee, WireTiming};
-use argus::journal::{self, Event, Journal};
+use argus::mediator::config::{EventConfig, read_openings};
+use argus::mediator::journal::{self, Event, Journal};
 use argus::mediator::{self, Control, Eol, Line, PrintWatcher, Records};
 use argus::transport::serial::{self, SerialSettings};
 use argus::transport::{Duplex, tcp};
@@ -1061,7 +1061,7 @@ fn wire_cmd(args: WireArgs) -> Result<ExitCode> {
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
         .context("cannot install the interrupt handler")?;
-    let options = argus::wire::WireOptions {
+    let options = argus::field::wire::WireOptions {
         settings: settings.clone(),
         noise: args.noise,
         seed: args.seed,
@@ -1070,7 +1070,7 @@ fn wire_cmd(args: WireArgs) -> Result<ExitCode> {
         "argus wire: {} <-> {} at {settings}, noise {}; Ctrl-C to stop",
         args.port_a, args.port_b, args.noise
     );
-    let stats = argus::wire::run(a, b, &options, &stop)?;
+    let stats = argus::field::wire::run(a, b, &options, &stop)?;
     println!(
         "argus wire: {} bytes a->b ({} corrupted), {} bytes b->a ({} corrupted)",
         stats.bytes[0], stats.corrupted[0], stats.bytes[1], stats.corrupted[1]
@@ -1079,7 +1079,7 @@ fn wire_cmd(args: WireArgs) -> Result<ExitCode> {
 }
 
 fn cable_test_cmd(args: CableTestArgs) -> Result<ExitCode> {
-    use argus::cable_test;
+    use argus::field::cable_test;
     let settings = args.line.settings();
     let bytes = args
         .bytes
@@ -1106,7 +1106,7 @@ fn cable_test_cmd(args: CableTestArgs) -> Result<ExitCode> {
 }
 
 fn ports_cmd() -> Result<ExitCode> {
-    let ports = argus::ports::list().context("cannot list the serial ports")?;
+    let ports = argus::field::ports::list().context("cannot list the serial ports")?;
     if ports.is_empty() {
         println!(
             "no serial ports found on this machine (plug in a USB adapter, or check that the built-in port is enabled in the BIOS)"
@@ -1181,7 +1181,7 @@ fn epd_cmd(command: EpdCommand) -> Result<ExitCode> {
 
 fn replay_live(args: &ReplayArgs, role: RoleArg, port: &str) -> Result<ExitCode> {
     use argus::core::Port;
-    use argus::live_replay::{self, LiveOptions, Pace, Role};
+    use argus::mediator::live_replay::{self, LiveOptions, Pace, Role};
     let port_of = |r: RoleArg| if r == RoleArg::B { Port::B } else { Port::A };
     let role = match role {
         RoleArg::Referee => Role::Referee {

@@ -18,9 +18,9 @@ use anyhow::{Result, anyhow};
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 
-use argus::config::EventConfig;
 use argus::core::{DrawRule, IllegalRule, MatchConfig};
-use argus::journal::Rebuilt;
+use argus::mediator::config::EventConfig;
+use argus::mediator::journal::Rebuilt;
 use argus::transport::serial::{ParityName, SerialSettings};
 
 use argus::cli::{DrawRuleArg, IllegalArg, SerialArgs};

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use argus::core::{Input, Output, Port};
 use argus::epd::Record;
-use argus::journal::{self, Event, Journal};
+use argus::mediator::journal::{self, Event, Journal};
 use argus::mediator::{self, Records, Watcher};
 use common::*;
 

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use argus::config::{EventConfig, read_openings};
+use argus::mediator::config::{EventConfig, read_openings};
 
 /// The files under `dir`, in sorted order.
 fn files(dir: &Path) -> Vec<PathBuf> {

@@ -13,8 +13,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use argus::core::Port;
-use argus::journal::{self, Event};
-use argus::live_replay::{self, LiveOptions, LiveReport, Pace, Role};
+use argus::mediator::journal::{self, Event};
+use argus::mediator::live_replay::{self, LiveOptions, LiveReport, Pace, Role};
 use argus::transport::Duplex;
 use argus::transport::serial::HangupReader;
 use serialport::{SerialPort, TTYPort};

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use argus::core::{DrawRule, IllegalRule, Input, MatchConfig, Output, Port, Referee};
 use argus::epd::Record;
-use argus::journal::{Event, Journal};
+use argus::mediator::journal::{Event, Journal};
 use shakmaty::fen::Epd;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
@@ -59,7 +59,7 @@ fn long_journal(path: &Path, pgn: &Path) {
     let mut journal = Journal::create(path).unwrap();
     journal
         .write(&Event::Session {
-            version: argus::journal::VERSION,
+            version: argus::mediator::journal::VERSION,
             argus: "test".into(),
             started: "2026-11-25T00:00:00Z".into(),
             ports: ["a".into(), "b".into()],

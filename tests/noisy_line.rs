@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use argus::epd::seal::{self, Seal};
-use argus::journal::{self, Event};
+use argus::mediator::journal::{self, Event};
 use common::Killer;
 
 /// A slow, noisy line between `<name>-ref` (the referee's end) and `<name>-player`.

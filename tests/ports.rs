@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use argus::ports::{self, Kind, PortInfo, UsbInfo};
+use argus::field::ports::{self, Kind, PortInfo, UsbInfo};
 
 /// The fake sysfs tree's root.
 fn fake_root() -> PathBuf {

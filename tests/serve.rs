@@ -536,9 +536,8 @@ fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let ann_plays = || {
         std::fs::read_dir(out.join("games")).is_ok_and(|d| {
-            d.flatten().any(|e| {
-                std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("\"tcp Ann\""))
-            })
+            d.flatten()
+                .any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("\"tcp Ann\"")))
         })
     };
     while !ann_plays() {

@@ -1,4 +1,4 @@
-//! The line simulator (`argus::wire`) and the cable tester (`argus::cable_test`), through
+//! The line simulator (`argus::field::wire`) and the cable tester (`argus::field::cable_test`), through
 //! pty pairs (the simulator on the masters, the test on the slaves), through socat null
 //! modems, and through fake in-memory cables that garble, cut or drop bytes.
 
@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use argus::cable_test::{self, CableReport};
+use argus::field::cable_test::{self, CableReport};
+use argus::field::wire::{self, WireOptions, WireStats};
 use argus::transport::Duplex;
 use argus::transport::pty::{self, PtyEnd};
 use argus::transport::serial::{self, SerialSettings};
-use argus::wire::{self, WireOptions, WireStats};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use common::null_modem;

@@ -60,7 +60,7 @@ use crate::client::{self, ClientOptions, Engine, Stop, StopReason};
 use crate::core::clock::TimeControl;
 use crate::core::supervisor::Command;
 use crate::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Referee};
-use crate::journal::{self, Event as JournalEvent, Journal};
+use crate::mediator::journal::{self, Event as JournalEvent, Journal};
 use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
 use crate::tournament::{
     AdjudicationRules, Adjudicator, Format, GameSpec, Sprt, SprtConfig, SprtDecision, Standings,

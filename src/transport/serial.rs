@@ -97,10 +97,18 @@ impl FromStr for FlowName {
 }
 
 impl SerialSettings {
-    /// The time one byte takes on the line: a start bit, the data bits, the parity bit
-    /// if any and the stop bits, at the baud rate.
+    /// The bits one byte takes on the line: a start bit, the data bits, the parity bit
+    /// if any and the stop bits.
+    pub fn bits_per_byte(&self) -> u32 {
+        1 + u32::from(self.data_bits)
+            + u32::from(self.parity != ParityName::None)
+            + u32::from(self.stop_bits)
+    }
+
+    /// The time one byte takes on the line: [`SerialSettings::bits_per_byte`] at the
+    /// baud rate (1.0417 ms at 9600 8N1). A baud rate of 0 is taken as 1.
     pub fn byte_time(&self) -> std::time::Duration {
-        let bits = u64::from(crate::wire::bits_per_byte(self));
+        let bits = u64::from(self.bits_per_byte());
         std::time::Duration::from_nanos(bits * 1_000_000_000 / u64::from(self.baud.max(1)))
     }
 

@@ -37,8 +37,8 @@ fuzz_target!(|data: &[u8]| {
 /// The journal's whole public reading interface; the one place to adapt when the
 /// signatures of `replay` and `rebuild` change. Errors are fine; panics are findings.
 fn read_journal(for_replay: &Path, for_rebuild: &Path) {
-    let _ = argus::journal::replay(for_replay);
-    if let Ok(mut rebuilt) = argus::journal::rebuild(for_rebuild) {
+    let _ = argus::mediator::journal::replay(for_replay);
+    if let Ok(mut rebuilt) = argus::mediator::journal::rebuild(for_rebuild) {
         // The resumed session's first input, as the mediator feeds it.
         let at = rebuilt.takeover.at;
         rebuilt.referee.handle(argus::core::Input::Resume { at });

@@ -1,6 +1,6 @@
 use super::*;
 
-const EXAMPLE: &str = include_str!("../../docs/example-event.toml");
+const EXAMPLE: &str = include_str!("../../../docs/example-event.toml");
 
 /// The smallest valid file: the two ports.
 const PORTS: &str = "[player.a]\nport = \"/dev/a\"\n[player.b]\nport = \"/dev/b\"\n";

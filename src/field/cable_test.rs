@@ -41,9 +41,9 @@ use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::field::wire::{bits_per_byte, byte_time};
 use crate::transport::Duplex;
 use crate::transport::serial::{self, FlowName, SerialSettings};
-use crate::wire::{bits_per_byte, byte_time};
 
 /// The result of a cable test.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,6 +6,10 @@
 //! before it is handed to the line's writer thread, so the journal on disk is always a
 //! prefix of the session. Finished games are appended to the PGN file at once.
 
+pub mod config;
+pub mod journal;
+pub mod live_replay;
+
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -15,7 +19,7 @@ use crossbeam_channel::{Receiver, at, never, select};
 
 use crate::core::supervisor::Command;
 use crate::core::{GameReport, Input, Notice, Output, Port, Referee, Tally};
-use crate::journal::{Event, Journal, JournalError, Takeover, WrittenGame, micros};
+use crate::mediator::journal::{Event, Journal, JournalError, Takeover, WrittenGame, micros};
 use crate::transport::{Duplex, LinkEvent, Opener, PortEvent};
 
 /// One of the two lines the mediator drives.

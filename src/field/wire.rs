@@ -32,7 +32,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::transport::Duplex;
-use crate::transport::serial::{ParityName, SerialSettings};
+use crate::transport::serial::SerialSettings;
 
 /// How the simulated line behaves.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,16 +66,13 @@ pub const BACK_TO_BACK: Duration = Duration::from_millis(1);
 /// write, since the schedule is absolute).
 pub const SPIN: Duration = Duration::from_micros(200);
 
-/// The bits one byte takes on the line: a start bit, the data bits, the parity bit if
-/// any and the stop bits.
+/// The bits one byte takes on a line with `settings` (the framing arithmetic lives with
+/// the serial settings, below the field tools).
 pub fn bits_per_byte(settings: &SerialSettings) -> u32 {
-    1 + u32::from(settings.data_bits)
-        + u32::from(settings.parity != ParityName::None)
-        + u32::from(settings.stop_bits)
+    settings.bits_per_byte()
 }
 
-/// The time one byte takes on a line with `settings`: [`bits_per_byte`] divided by the
-/// baud rate (1.0417 ms at 9600 8N1). A baud rate of 0 is taken as 1.
+/// The time one byte takes on a line with `settings` (1.0417 ms at 9600 8N1).
 pub fn byte_time(settings: &SerialSettings) -> Duration {
     settings.byte_time()
 }
@@ -348,6 +345,7 @@ fn write_all(writer: &mut dyn Write, mut buf: &[u8], halted: &dyn Fn() -> bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::serial::ParityName;
 
     #[test]
     fn byte_times_follow_the_framing() {

@@ -1,7 +1,7 @@
 //! Replaying a journal to a live program: `argus replay JOURNAL --as a|b|referee --port
 //! PORT`.
 //!
-//! [`crate::journal::replay`] feeds a journal back to argus's own referee core, which
+//! [`crate::mediator::journal::replay`] feeds a journal back to argus's own referee core, which
 //! shows whether argus still behaves as it did. A bug seen at an event often lies in
 //! the other program, or in how the two talk over a real line: to reproduce it at home,
 //! this module plays one side of the recorded session over a real port toward a live
@@ -77,8 +77,8 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use crate::core::Port;
 use crate::epd::Record;
-use crate::journal::{self, Event, JournalError};
 use crate::mediator::Eol;
+use crate::mediator::journal::{self, Event, JournalError};
 use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::serial::{self, SerialSettings};
 use crate::transport::{Duplex, SHUTDOWN_GRACE};
