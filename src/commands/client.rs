@@ -1,0 +1,148 @@
+//! `argus client`: a player's side, over a serial port or TCP, with its engine.
+
+use super::super::*;
+
+/// The player named by `--engine`.
+pub(crate) fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {
+    let spec = args.engine.as_str();
+    let (kind, command) = spec.split_once(':').unwrap_or((spec, ""));
+    let command = command.trim();
+    if matches!(kind, "uci" | "xboard") && command.is_empty() {
+        bail!("--engine {spec}: give the engine's command line after the colon");
+    }
+    Ok(match kind {
+        "random" => Box::new(RandomEngine::new(
+            args.seed,
+            Duration::from_millis(args.think_ms),
+        )),
+        "human" => Box::new(HumanEngine::new(
+            args.name.as_deref().unwrap_or("Human"),
+            Box::new(io::BufReader::new(io::stdin())),
+            Box::new(io::stdout()),
+        )),
+        "uci" => Box::new(UciEngine::start(command, &args.options, args.limit)?),
+        "xboard" => Box::new(XboardEngine::start(command, &args.options, args.limit)?),
+        other => {
+            bail!("--engine {other:?}: not an engine (random, human, uci:COMMAND, xboard:COMMAND)")
+        }
+    })
+}
+
+/// How long a client may take to stop its engine and leave after Ctrl-C or a
+/// termination signal before it exits anyway, killing its engines.
+const CLIENT_STOP_LIMIT: Duration = Duration::from_secs(3);
+
+/// The client's controls: Ctrl-C, SIGTERM or SIGHUP fires `stop`, which stops the
+/// engine (even mid-search) and ends the session; should that take longer than
+/// [`CLIENT_STOP_LIMIT`], or at a second signal, the client kills its engines and exits
+/// at once.
+fn client_controls(stop: &Arc<Mutex<client::Stop>>) -> Result<()> {
+    let stop = Arc::clone(stop);
+    ctrlc::set_handler(move || {
+        if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("argus client: interrupted again, exiting now");
+            client::engine_process::kill_all();
+            std::process::exit(130);
+        }
+        eprintln!("argus client: interrupted: stopping the engine and leaving (again to quit now)");
+        stop.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .fire(client::StopReason::Interrupted);
+        let _ = std::thread::Builder::new()
+            .name("argus-client-watchdog".into())
+            .spawn(|| {
+                std::thread::sleep(CLIENT_STOP_LIMIT);
+                eprintln!("argus client: not stopped after {CLIENT_STOP_LIMIT:?}, exiting now");
+                client::engine_process::kill_all();
+                std::process::exit(130);
+            });
+    })
+    .context("cannot install the interrupt handler")
+}
+
+pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
+    use std::sync::atomic::Ordering;
+    // Before the engine starts: it runs in a process group of its own, which a Ctrl-C
+    // at the terminal does not reach, so the client must end it. Each session (a new
+    // connection) has a stop of its own; Ctrl-C fires the current one.
+    let current = Arc::new(Mutex::new(client::Stop::new()));
+    client_controls(&current)?;
+    let mut engine = make_engine(&args)?;
+    let open = || -> Result<(Duplex, String)> {
+        match (&args.port, &args.connect) {
+            (_, Some(addr)) => Ok((
+                tcp::connect(addr).with_context(|| format!("cannot connect to {addr}"))?,
+                addr.clone(),
+            )),
+            (Some(port), None) => Ok((
+                serial::open_fresh(port, &args.line.settings())
+                    .with_context(|| format!("cannot open port {port}"))?,
+                port.clone(),
+            )),
+            (None, None) => bail!("give a port or --connect HOST:PORT"),
+        }
+    };
+    let (mut duplex, address) = open()?;
+    let opts = ClientOptions {
+        name: args.name.clone(),
+        address,
+        eol: args.line.eol,
+        // TCP loses nothing: the checksum extension is for noisy serial lines.
+        checksum: !args.no_checksum && args.connect.is_none(),
+        token: args.token.clone(),
+    };
+    let summary = loop {
+        let stop = current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        match client::run_until(duplex, engine.as_mut(), &opts, &stop) {
+            Ok(summary) => break summary,
+            Err(client::ClientError::Interrupted) => {
+                eprintln!("argus client: interrupted; the engine is stopped");
+                return Ok(ExitCode::from(130));
+            }
+            // Over TCP a lost connection is a lost line: the client connects again, with
+            // backoff, and the referee resynchronises it.
+            Err(e @ (client::ClientError::HungUp { .. } | client::ClientError::Io { .. }))
+                if args.connect.is_some() =>
+            {
+                log::warn!("{e}; connecting again");
+                let fresh = client::Stop::new();
+                *current
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = fresh.clone();
+                engine.watch(&fresh);
+                let mut wait = Duration::from_millis(250);
+                duplex = loop {
+                    let deadline = std::time::Instant::now() + wait;
+                    while std::time::Instant::now() < deadline {
+                        if INTERRUPTED.load(Ordering::SeqCst) {
+                            return Ok(ExitCode::from(130));
+                        }
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    match open() {
+                        Ok((duplex, _)) => break duplex,
+                        Err(e) => {
+                            wait = (wait * 2).min(Duration::from_secs(10));
+                            log::warn!("{e:#}; again in {:.1} s", wait.as_secs_f64());
+                        }
+                    }
+                };
+                engine
+                    .restart()
+                    .map_err(|e| anyhow::anyhow!("the engine does not start again: {e}"))?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    log::info!(
+        "disconnected after {} game(s), {} move(s), {} engine fault(s), {} record(s) lost to noise",
+        summary.games,
+        summary.moves,
+        summary.faults,
+        summary.noise
+    );
+    Ok(ExitCode::SUCCESS)
+}

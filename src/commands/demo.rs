@@ -1,0 +1,130 @@
+//! `argus demo`: a short match between two built-in random movers over pty pairs.
+
+use super::super::*;
+
+#[cfg(unix)]
+pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
+    use argus::transport::pty;
+    // The demo appends its games to the PGN file and writes a journal of its own, next
+    // to it; it never replaces a file.
+    let (date, stamp) = today();
+    let stem = args
+        .pgn
+        .file_stem()
+        .map_or_else(|| "argus-demo".into(), |s| s.to_string_lossy().into_owned());
+    let journal_path = args.pgn.with_file_name(format!("{stem}-{stamp}.jsonl"));
+    mediator::append_pgn(&args.pgn, "")?;
+    let config = MatchConfig {
+        event: "argus demo".into(),
+        site: "pty pairs".into(),
+        date,
+        round: None,
+        names: [None, None],
+        port_labels: ["pty-a".into(), "pty-b".into()],
+        time_control: "120+1".parse()?,
+        games: args.games,
+        openings: Vec::new(),
+        reset_delay: Duration::from_millis(300),
+        conclude_delay: Duration::from_millis(300),
+        draw_rule: DrawRule::Auto,
+        illegal: IllegalRule::Loss,
+        attended: false,
+        hosted: false,
+        wire: Default::default(),
+    };
+    let referee = Referee::new(config.clone())?;
+    let mut lines = Vec::new();
+    let mut clients = Vec::new();
+    for (i, name) in ["Random A", "Random B"].into_iter().enumerate() {
+        let (master, slave) = pty::pair().context("cannot allocate a pty pair")?;
+        let address = slave.path.clone().unwrap_or_else(|| format!("pty-{i}"));
+        let opts = ClientOptions {
+            name: Some(name.to_string()),
+            address,
+            eol: Eol::Lf,
+            checksum: true,
+            token: None,
+        };
+        let duplex = slave.duplex;
+        clients.push(
+            std::thread::Builder::new()
+                .name(format!("argus-demo-client-{i}"))
+                .spawn(move || {
+                    let mut engine = RandomEngine::new(i as u64 + 1, Duration::from_millis(15));
+                    client::run(duplex, &mut engine, &opts)
+                })?,
+        );
+        lines.push(Line {
+            label: format!("pty-{i}"),
+            duplex: master.duplex,
+            reopen: None,
+        });
+    }
+    let mut journal = Journal::create(&journal_path)?;
+    journal.write(&Event::Session {
+        version: journal::VERSION,
+        argus: env!("CARGO_PKG_VERSION").to_string(),
+        started: rfc3339_now(),
+        ports: ["pty-a".into(), "pty-b".into()],
+        lines: None,
+        eol: Some("lf".into()),
+        pgn: Some(args.pgn.clone()),
+        config: Box::new(config),
+    })?;
+    let mut records = Records {
+        journal,
+        pgn: args.pgn.clone(),
+    };
+    let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two lines"))?;
+    println!(
+        "argus demo: two random movers over pty pairs, {} game(s) at 120+1",
+        args.games
+    );
+    // The demo's games are few: it keeps a line per game for the summary at the end.
+    struct DemoWatcher(Vec<String>);
+    impl mediator::Watcher for DemoWatcher {
+        fn notice(&mut self, notice: &argus::core::Notice) {
+            PrintWatcher.notice(notice);
+        }
+        fn game_over(&mut self, g: &argus::core::GameReport) {
+            self.0.push(format!(
+                "game {}: {} - {}  {}  ({})",
+                g.number, g.white, g.black, g.result, g.reason
+            ));
+        }
+    }
+    let mut watcher = DemoWatcher(Vec::new());
+    mediator::run(
+        referee,
+        lines,
+        Eol::Lf,
+        &mut records,
+        &mut watcher,
+        controls(false)?,
+    )?;
+    for client in clients {
+        match client.join() {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => log::warn!("demo client: {e}"),
+            Err(_) => log::warn!("a demo client panicked"),
+        }
+    }
+    println!();
+    for line in &watcher.0 {
+        println!("{line}");
+    }
+    println!(
+        "PGN: {}   journal: {}   (try: argus replay {})",
+        args.pgn.display(),
+        journal_path.display(),
+        journal_path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
+    bail!(
+        "the demo needs pseudo-terminals, which this system does not have; use `argus serial` with two ports"
+    )
+}

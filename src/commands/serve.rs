@@ -1,0 +1,257 @@
+//! `argus serve`: a tournament of engines argus starts and players that connect over
+//! TCP.
+
+use super::super::*;
+
+/// The players of `argus serve` in the order of the command line: each `--engine`
+/// (its words) and each `--player`.
+fn serve_players(
+    args: &ServeArgs,
+    matches: Option<&clap::ArgMatches>,
+) -> Result<Vec<argus::server::Entrant>> {
+    use argus::server::{EngineSpec, Entrant, RemotePlayer};
+    let mut placed: Vec<(usize, Entrant)> = Vec::new();
+    if let Some(m) = matches {
+        // Where each --engine's first word stands on the command line.
+        let engine_at: Vec<usize> = m
+            .indices_of("engine")
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        let groups: Vec<Vec<String>> = m
+            .get_occurrences::<String>("engine")
+            .map(|o| o.map(|words| words.cloned().collect()).collect())
+            .unwrap_or_default();
+        let mut first = 0;
+        for words in groups {
+            let spec = EngineSpec::parse(&words).map_err(anyhow::Error::msg)?;
+            placed.push((
+                engine_at.get(first).copied().unwrap_or(0),
+                Entrant::Engine(spec),
+            ));
+            first += words.len();
+        }
+        let player_at: Vec<usize> = m
+            .indices_of("player")
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        for (text, at) in args.player.iter().zip(player_at) {
+            let player = RemotePlayer::parse(text).map_err(anyhow::Error::msg)?;
+            placed.push((at, Entrant::Remote(player)));
+        }
+    }
+    placed.sort_by_key(|(at, _)| *at);
+    let players: Vec<Entrant> = placed.into_iter().map(|(_, p)| p).collect();
+    let mut names: Vec<&str> = players.iter().map(Entrant::name).collect();
+    names.sort_unstable();
+    if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
+        bail!(
+            "two players are named {:?}: give each its own name",
+            pair[0]
+        );
+    }
+    Ok(players)
+}
+
+/// The event that `argus serve`'s options describe.
+fn serve_config(
+    args: &ServeArgs,
+    matches: Option<&clap::ArgMatches>,
+) -> Result<argus::server::ServeConfig> {
+    use argus::server::ServeConfig;
+    let players = serve_players(args, matches)?;
+    let openings = match &args.openings {
+        Some(path) => read_openings(path)?,
+        None => Vec::new(),
+    };
+    let cfg = ServeConfig {
+        players,
+        listen: Some(args.listen),
+        max_clients: Some(args.max_clients as usize),
+        format: args.format,
+        rounds: args.rounds,
+        games: args.games,
+        concurrency: args.concurrency as usize,
+        openings,
+        time_control: args.tc.clone(),
+        draw_rule: args.draw_rule.into(),
+        illegal: args.illegal.into(),
+        event: args.event.clone(),
+        site: args.site.clone(),
+        date: today().0,
+        reset_delay: args.reset_delay,
+        conclude_delay: args.conclude_delay,
+        adjudication: argus::tournament::AdjudicationRules {
+            resign: (!args.resign.is_empty())
+                .then(|| argus::tournament::ResignRule::parse(&args.resign))
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
+            draw: (!args.draw.is_empty())
+                .then(|| argus::tournament::DrawAdjudication::parse(&args.draw))
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
+            max_moves: args.maxmoves,
+        },
+        sprt: (!args.sprt.is_empty())
+            .then(|| argus::tournament::SprtConfig::parse(&args.sprt))
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
+        out: args.out.clone().context("give --out DIR")?,
+    };
+    Ok(cfg)
+}
+
+/// `argus serve`.
+pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
+    use argus::server::{self, Progress};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cfg = match &args.resume {
+        Some(dir) => {
+            // Everything comes from the event's journal: another option would say
+            // something the event may not have been.
+            if let Some(m) = matches {
+                let given: Vec<String> = m
+                    .ids()
+                    // Options only (clap also lists the struct's group, ServeArgs).
+                    .filter(|id| {
+                        id.as_str() != "resume"
+                            && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
+                    })
+                    .filter(|id| {
+                        m.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+                    })
+                    .map(|id| format!("--{}", id.as_str().replace('_', "-")))
+                    .collect();
+                if !given.is_empty() {
+                    bail!(
+                        "--resume {} takes the event's players and settings from its event.jsonl: give no {}",
+                        dir.display(),
+                        given.join(", ")
+                    );
+                }
+            }
+            server::event_settings(dir)?
+        }
+        None => serve_config(&args, matches)?,
+    };
+    static STOP: AtomicBool = AtomicBool::new(false);
+    ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            eprintln!("argus serve: interrupted again, exiting now");
+            client::engine_process::kill_all();
+            std::process::exit(130);
+        }
+        eprintln!("argus serve: stopping the games under way (again to exit now)");
+    })
+    .context("cannot install the interrupt handler")?;
+    let scheduled = match cfg.format {
+        // Each Swiss round pairs everybody but the bye.
+        argus::tournament::Format::Swiss => {
+            cfg.rounds as usize * (cfg.players.len() / 2) * cfg.games as usize
+        }
+        _ => argus::tournament::schedule(
+            cfg.players.len(),
+            cfg.format,
+            cfg.rounds,
+            cfg.games,
+            cfg.openings.len(),
+        )
+        .len(),
+    };
+    println!(
+        "argus serve: {}{} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
+        if args.resume.is_some() {
+            "going on with an event of "
+        } else {
+            ""
+        },
+        cfg.players.len(),
+        cfg.format,
+        cfg.time_control,
+        cfg.concurrency,
+        cfg.out.display()
+    );
+    let mut score = [0u32; 2];
+    if cfg
+        .players
+        .iter()
+        .any(|p| matches!(p, server::Entrant::Remote(_)))
+    {
+        println!(
+            "argus serve: players connect to {} (argus client --connect {} --name NAME)",
+            args.listen, args.listen
+        );
+    }
+    let name = |i: usize| cfg.players[i].name().to_string();
+    let two = cfg.players.len() == 2;
+    let mut progress = |p: Progress<'_>| match p {
+        Progress::Started(g) => println!(
+            "game {}/{scheduled} (round {}): {} vs {}",
+            g.number,
+            g.round,
+            name(g.white),
+            name(g.black)
+        ),
+        Progress::Finished(g, report) => {
+            println!(
+                "game {}/{scheduled}: {} vs {}: {} ({})",
+                g.number, report.white, report.black, report.result, report.reason
+            );
+            if two {
+                use argus::core::game::GameResult;
+                let (white_half, black_half) = match report.result {
+                    GameResult::WhiteWins => (2, 0),
+                    GameResult::BlackWins => (0, 2),
+                    GameResult::Draw => (1, 1),
+                    GameResult::Unknown => (0, 0),
+                };
+                score[g.white] += white_half;
+                score[g.black] += black_half;
+                println!(
+                    "score: {} {} - {} {}",
+                    name(0),
+                    f64::from(score[0]) / 2.0,
+                    f64::from(score[1]) / 2.0,
+                    name(1)
+                );
+            }
+        }
+        Progress::Failed(g, why) => eprintln!("error: game {}: {why}", g.number),
+        Progress::Sprt(sprt) => println!("{}", sprt.line()),
+        Progress::Notice(g, notice) if mediator::is_warning(notice) => {
+            log::warn!("game {}: {notice}", g.number);
+        }
+        Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
+    };
+    let summary = match &args.resume {
+        Some(dir) => server::resume(dir, &STOP, &mut progress)?,
+        None => server::run(&cfg, &STOP, &mut progress)?,
+    };
+    // The crosstable of a big event is for standings.txt, not the terminal.
+    let text = summary.standings.text();
+    let table = if cfg.players.len() > 16 {
+        text.split("\n\n").next().unwrap_or_default().to_string() + "\n"
+    } else {
+        text
+    };
+    print!("\n{table}");
+    println!(
+        "argus serve: {} of {} game(s) played; files in {}",
+        summary.played,
+        summary.scheduled,
+        cfg.out.display()
+    );
+    if let Some(sprt) = &summary.sprt
+        && sprt.decision() != argus::tournament::SprtDecision::Continue
+    {
+        println!("argus serve: {}; the match stopped there", sprt.line());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if summary.stopped {
+        println!(
+            "argus serve: stopped; the event is not over: go on with `argus serve --resume {}`",
+            cfg.out.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
