@@ -54,7 +54,16 @@ fn usage_error(e: &clap::Error) -> ExitCode {
             .collect();
         eprintln!("{first} {}", missing.join(" "));
     } else if let Some(hint) = argus::cli::config_hint(e) {
-        eprintln!("{first}: {hint}");
+        // With several culprits clap ends the line with a colon and lists them below:
+        // name them on the line.
+        let culprits: Vec<&str> = lines
+            .take_while(|l| l.starts_with('<') || l.starts_with('[') || l.starts_with("--"))
+            .collect();
+        if let Some(head) = first.strip_suffix(':') {
+            eprintln!("{head} {}: {hint}", culprits.join(" and "));
+        } else {
+            eprintln!("{first}: {hint}");
+        }
     } else {
         eprintln!("{first}");
     }
@@ -162,6 +171,8 @@ struct Plan {
     start: Start,
     /// Whether the supervisor's console reads standard input.
     attended: bool,
+    /// Whether the settings came from an event file (`--config`).
+    from_config: bool,
 }
 
 enum Start {
@@ -243,6 +254,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
             .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl"))),
         start: Start::New(Box::new(config)),
         attended: !args.unattended,
+        from_config: false,
     })
 }
 
@@ -302,6 +314,7 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
         pgn: event.pgn.clone(),
         start: Start::New(Box::new(config)),
         attended: !unattended,
+        from_config: true,
     })
 }
 
@@ -356,6 +369,7 @@ fn plan_resume(
         journal: journal_path.to_path_buf(),
         start: Start::Resume(Box::new(rebuilt)),
         attended: !(args.unattended || event.as_ref().is_some_and(|e| e.unattended)),
+        from_config: config.is_some(),
     })
 }
 
@@ -365,7 +379,12 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         // any port is opened.
         let path = plan.journal.display();
         bail!(
-            "journal {path} already exists (the record of an earlier session): resume that match with `argus serial --resume {path}`, or give another --journal"
+            "journal {path} already exists (the record of an earlier session): resume that match with `argus serial --resume {path}`, or {}",
+            if plan.from_config {
+                "name another `journal` in [files] of the event file"
+            } else {
+                "give another --journal"
+            }
         );
     }
     if let Start::Resume(rebuilt) = &plan.start
@@ -455,7 +474,13 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         controls(plan.attended)?,
     )?;
     let tally = outcome.tally;
-    let played = format!("{} of {games} game(s) played; {tally}", tally.finished);
+    // A game `quit` ended has no result: it was not played.
+    let finished = if outcome.quit {
+        tally.finished - tally.unterminated
+    } else {
+        tally.finished
+    };
+    let played = format!("{finished} of {games} game(s) played; {tally}");
     if !outcome.over {
         // A stop is a pause: the match goes on from the journal.
         println!(
@@ -464,7 +489,7 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(130));
     }
-    if tally.finished < games {
+    if outcome.quit || tally.finished < games {
         println!("argus: match ended early by the supervisor: {played}");
     } else {
         println!("argus: match over: {played}");

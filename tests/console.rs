@@ -164,3 +164,17 @@ fn with_a_supervisor_a_sign_off_pauses_until_the_player_is_back() {
     m.b.send(&reply(&respond, "resign;"));
     m.finish("1-0");
 }
+
+/// `quit` during the last game ends the match early, and says so: the game it ends has
+/// no result and does not count as played.
+#[test]
+fn quit_during_the_last_game_says_the_match_ended_early() {
+    let (mut m, respond) = attended(&["--tc", "60"]);
+    let _ = m.play(respond, true, &["e4"]);
+    m.referee.type_command("quit");
+    let line = m.referee.wait_for("argus: match", Duration::from_secs(20));
+    assert!(
+        line.starts_with("argus: match ended early by the supervisor: 0 of 1 game(s) played"),
+        "{line}"
+    );
+}

@@ -84,6 +84,8 @@ pub struct Outcome {
     pub tally: Tally,
     /// Whether the match is over; if not, the session stopped and a resume goes on.
     pub over: bool,
+    /// Whether the supervisor ended it early with `quit` in this session.
+    pub quit: bool,
 }
 
 /// An error that stops the mediator. Misbehaving players never do: they are the
@@ -362,6 +364,7 @@ pub fn run(
 
     let mut over = false;
     let mut stopped = false;
+    let mut quit = false;
     // Feeds one input: journal first, then the referee, then its outputs.
     let mut feed = |referee: &mut Referee,
                     input: Input,
@@ -479,7 +482,10 @@ pub fn run(
                 let now = stamp(Instant::now());
                 let input = match message {
                     Ok(Control::Stop) => Input::Stop { at: now },
-                    Ok(Control::Command(command)) => Input::Supervisor { at: now, command },
+                    Ok(Control::Command(command)) => {
+                        quit |= command == Command::Quit;
+                        Input::Supervisor { at: now, command }
+                    }
                     Err(_) => {
                         // Nobody can send any more (the console's input closed).
                         control = never();
@@ -518,5 +524,6 @@ pub fn run(
     Ok(Outcome {
         tally,
         over: !stopped,
+        quit,
     })
 }

@@ -426,8 +426,9 @@ impl fmt::Display for Notice {
                 let dots = if *color == Color::White { "." } else { "..." };
                 write!(
                     f,
-                    "game {number}: {fullmove}{dots} {san:<8} {:>7.3}s   White {}  Black {}",
-                    emt.as_secs_f64(),
+                    "game {number}: {fullmove}{dots} {san:<8} {:>7}s   White {}  Black {}",
+                    // Truncated to the millisecond, as the PGN's [%emt] is.
+                    format!("{}.{:03}", emt.as_secs(), emt.subsec_millis()),
                     fmt_clock(remaining[0]),
                     fmt_clock(remaining[1])
                 )
