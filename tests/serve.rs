@@ -1141,3 +1141,86 @@ fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
         "Crashy has White in game 1 and Black in game 2, and loses both"
     );
 }
+
+/// A connection that stops reading, and one that sends replies for games it is not
+/// in, hold up no other game: they lose their own games on time, and the event ends.
+#[test]
+fn a_client_that_stops_reading_or_speaks_out_of_turn_holds_up_no_other_game() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--player",
+        "Bob",
+        "--player",
+        "Carol",
+        "--games",
+        "1",
+        "--concurrency",
+        "2",
+        "--tc",
+        "2",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut ann = loop {
+        if let Ok(s) = std::net::TcpStream::connect(&addr) {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "argus serve does not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Ann signs on and never reads again.
+    writeln!(ann, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
+    // Carol signs on, and sends replies from the start position now and then: for no
+    // game of hers, or out of turn in her own.
+    let mut carol = std::net::TcpStream::connect(&addr).unwrap();
+    writeln!(carol, "{START} refreq sign_on; tcsi \"y\" \"Carol\";").unwrap();
+    let stray = std::thread::spawn(move || {
+        for _ in 0..40 {
+            if writeln!(carol, "{START} refreq reply; sm e4;").is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let bob = spawn(&[
+        "client",
+        "--connect",
+        &addr,
+        "--engine",
+        "random",
+        "--name",
+        "Bob",
+    ]);
+    let serve = finish(serve, Duration::from_secs(60));
+    let stdout = text(&serve.stdout);
+    assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
+    assert!(stdout.contains("3 of 3 game(s) played"), "{stdout}");
+    // Bob wins both of his games, on time or by the rules, and plays moves in them.
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    for game in pgn.split("[Event ").skip(1) {
+        if game.contains("\"Bob\"]") {
+            let bob_white = game.contains("[White \"Bob\"]");
+            let result = if bob_white {
+                "[Result \"1-0\"]"
+            } else {
+                "[Result \"0-1\"]"
+            };
+            assert!(game.contains(result), "{game}");
+        }
+    }
+    assert!(finish(bob, Duration::from_secs(10)).status.success());
+    drop(ann);
+    let _ = stray.join();
+}
