@@ -37,6 +37,8 @@ pub(super) struct Framing {
     wanted: Option<(u64, Option<Instant>)>,
     /// The number of the client's last record.
     sent: u64,
+    /// When the last line from the referee arrived.
+    heard: Option<Instant>,
 }
 
 impl Framing {
@@ -47,6 +49,7 @@ impl Framing {
             expect: None,
             wanted: None,
             sent: 0,
+            heard: None,
         }
     }
 
@@ -57,6 +60,11 @@ impl Framing {
         }
         self.sent += 1;
         seal::seal(&line, self.sent)
+    }
+
+    /// A line from the referee arrived at `at`.
+    pub(super) fn heard(&mut self, at: Instant) {
+        self.heard = Some(at);
     }
 
     /// Reads one line from the referee.
@@ -90,12 +98,14 @@ impl Framing {
         // A record from a later million than expected: a resumed referee numbers
         // afresh from there (docs/protocol.md), and what came before is history.
         let new_epoch = seq / EPOCH > expect.saturating_sub(1) / EPOCH;
-        if seq > expect && rec.refcom() != Some("reset") && !new_epoch {
+        let afresh = matches!(rec.refcom(), Some("reset" | "disconnect"));
+        if seq > expect && !afresh && !new_epoch {
             return self.lost(&format!("records #{expect} to #{} lost", seq - 1), false);
         }
         // In turn; or a `reset`, which begins the whole game afresh (a new game, or a
-        // resynchronisation when what was lost is no longer kept), or a new numbering:
-        // what came before no longer matters.
+        // resynchronisation when what was lost is no longer kept); or a `disconnect`,
+        // after which the referee reads no more (asking it for what was lost would wait
+        // for ever); or a new numbering: what came before no longer matters.
         if seq > expect
             || self
                 .wanted
@@ -108,13 +118,13 @@ impl Framing {
     }
 
     /// Noise took a record (`changed` when it arrived changed, else it is missing). A
-    /// request to send again is due at once; while one is outstanding, a record that
-    /// arrives changed (what was sent again was hit too) makes it due at once again, a
-    /// record that arrives out of turn does not (the rest of what was sent again is on
-    /// its way).
-    fn lost(&mut self, reason: &str, changed: bool) -> Incoming {
+    /// request to send again is due at once; while one is outstanding, what arrives
+    /// changed or out of turn waits for it: the rest of what was sent again is on its
+    /// way, and the request is made again only once the line has been quiet (see
+    /// [`Framing::ask`]). Asking again at each hit would have the referee send the same
+    /// records over and over on a slow noisy line, and noise hit them the more.
+    fn lost(&mut self, reason: &str, _changed: bool) -> Incoming {
         match (&mut self.wanted, self.expect) {
-            (Some((_, last)), _) if changed => *last = None,
             (Some(_), _) => {}
             // A referee that has not shown it has the extension is asked for a
             // resynchronisation (number 0): one without it sees a fault with a reason.
@@ -132,11 +142,14 @@ impl Framing {
     }
 
     /// The record number to ask for again now, if a request is due: at once after a
-    /// loss, then every [`ASK_AGAIN`] until the records come (the request or what it
-    /// brought may be lost too).
+    /// loss, then, until the records come (the request or what it brought may be lost
+    /// too), once [`ASK_AGAIN`] has passed since the last request and the line has
+    /// been quiet as long: while records arrive, what was sent again is on its way.
     pub(super) fn ask(&mut self, now: Instant) -> Option<u64> {
+        let heard = self.heard;
         let (from, last) = self.wanted.as_mut()?;
-        if last.is_some_and(|t| now.duration_since(t) < ASK_AGAIN) {
+        let quiet = heard.is_none_or(|h| now.saturating_duration_since(h) >= ASK_AGAIN);
+        if last.is_some_and(|t| now.duration_since(t) < ASK_AGAIN || !quiet) {
             return None;
         }
         *last = Some(now);
@@ -146,5 +159,64 @@ impl Framing {
             self.wanted = None;
         }
         Some(from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    fn sealed(refcom: &str, seq: u64) -> Vec<u8> {
+        seal::seal(&format!("{START} refcom {refcom};"), seq).into_bytes()
+    }
+
+    #[test]
+    fn a_disconnect_after_lost_records_ends_the_session_all_the_same() {
+        let mut f = Framing::new(true);
+        assert!(matches!(
+            f.receive(&sealed("reset", 1)),
+            Incoming::Record(_)
+        ));
+        // #2 and #3 are lost; an execute after them is held back as a gap...
+        assert!(matches!(
+            f.receive(&sealed("execute", 4)),
+            Incoming::Lost(_)
+        ));
+        assert_eq!(f.ask(Instant::now()), Some(2));
+        // ...but a disconnect is the referee's last word: it is taken.
+        match f.receive(&sealed("disconnect", 5)) {
+            Incoming::Record(rec) => assert_eq!(rec.refcom(), Some("disconnect")),
+            _ => panic!("the disconnect was not taken"),
+        }
+        assert!(!f.asking());
+    }
+
+    #[test]
+    fn while_records_arrive_a_request_is_not_made_again() {
+        let mut f = Framing::new(true);
+        let t0 = Instant::now();
+        f.heard(t0);
+        assert!(matches!(
+            f.receive(&sealed("reset", 1)),
+            Incoming::Record(_)
+        ));
+        assert!(matches!(
+            f.receive(&sealed("execute", 3)),
+            Incoming::Lost(_)
+        ));
+        assert_eq!(f.ask(t0), Some(2));
+        // What was sent again arrives, some of it changed: no new request while the
+        // line is busy...
+        let busy = t0 + ASK_AGAIN * 2;
+        f.heard(busy);
+        let mut broken = sealed("execute", 2);
+        let last = broken.len() - 3;
+        broken[last] ^= 1;
+        assert!(matches!(f.receive(&broken), Incoming::Lost(_)));
+        assert_eq!(f.ask(busy + ASK_AGAIN / 2), None);
+        // ...and one once it has been quiet.
+        assert_eq!(f.ask(busy + ASK_AGAIN), Some(2));
     }
 }

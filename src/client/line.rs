@@ -143,6 +143,7 @@ impl Link<'_> {
 
     /// Reads one line from the referee.
     pub(super) fn receive(&mut self, line: Vec<u8>, at: Instant) -> Received {
+        self.framing.heard(at);
         let what = self.framing.receive(&line);
         let mut report = false;
         if let Incoming::Lost(reason) = &what {
