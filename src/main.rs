@@ -154,12 +154,6 @@ fn today() -> (String, String) {
     (date, stamp)
 }
 
-fn rfc3339_now() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}
-
 /// Everything a serial session needs, from the command line, a config file or the
 /// journal of a referee that died.
 struct Plan {
@@ -428,7 +422,7 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
             journal.write(&Event::Session {
                 version: journal::VERSION,
                 argus: env!("CARGO_PKG_VERSION").to_string(),
-                started: rfc3339_now(),
+                started: journal::now_rfc3339(),
                 ports: plan.ports.clone(),
                 lines: Some(plan.lines.clone()),
                 eol: Some(eol_name(plan.eol).to_string()),

@@ -443,6 +443,21 @@ fn stockfish_and_fairymax_play_a_match_two_games_at_once() {
     assert!(stdout.contains("score: Stockfish "), "{stdout}");
 }
 
+/// The first connection argus serve accepts at `addr`, once it listens (within 10 s).
+fn first_connection(addr: &str) -> std::net::TcpStream {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(stream) = std::net::TcpStream::connect(addr) {
+            return stream;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "argus serve does not listen on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A free loopback port for a listener.
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -501,14 +516,7 @@ fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
         out.to_str().unwrap(),
     ]);
     // The listener is up once a connection is accepted.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "argus serve does not listen on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _ = first_connection(&addr);
     let client = |name: &str, token: &str| {
         spawn(&[
             "client",
@@ -604,14 +612,7 @@ fn a_player_that_connects_again_during_its_game_is_resynchronised() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "argus serve does not listen on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _ = first_connection(&addr);
     let client = || {
         spawn(&[
             "client",
@@ -799,14 +800,7 @@ fn a_client_whose_connection_drops_connects_again_by_itself() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "argus serve does not listen on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _ = first_connection(&addr);
     let relay = Relay::new(addr.clone());
     let via = format!("127.0.0.1:{}", relay.port);
     let client = spawn(&[
@@ -1021,17 +1015,7 @@ fn hostile_connections_are_closed_and_the_event_goes_on() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut silent = loop {
-        if let Ok(s) = std::net::TcpStream::connect(&addr) {
-            break s;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "argus serve does not listen on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut silent = first_connection(&addr);
     let connected = Instant::now();
     // A flood under Ann's name: admitted, then closed.
     let mut flood = std::net::TcpStream::connect(&addr).unwrap();
@@ -1169,17 +1153,7 @@ fn a_client_that_stops_reading_or_speaks_out_of_turn_holds_up_no_other_game() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut ann = loop {
-        if let Ok(s) = std::net::TcpStream::connect(&addr) {
-            break s;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "argus serve does not listen on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut ann = first_connection(&addr);
     // Ann signs on and never reads again.
     writeln!(ann, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
     // Carol signs on, and sends replies from the start position now and then: for no

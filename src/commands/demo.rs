@@ -64,7 +64,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     journal.write(&Event::Session {
         version: journal::VERSION,
         argus: env!("CARGO_PKG_VERSION").to_string(),
-        started: rfc3339_now(),
+        started: journal::now_rfc3339(),
         ports: ["pty-a".into(), "pty-b".into()],
         lines: None,
         eol: Some("lf".into()),

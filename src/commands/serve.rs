@@ -197,13 +197,7 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
                 g.number, report.white, report.black, report.result, report.reason
             );
             if two {
-                use argus::core::game::GameResult;
-                let (white_half, black_half) = match report.result {
-                    GameResult::WhiteWins => (2, 0),
-                    GameResult::BlackWins => (0, 2),
-                    GameResult::Draw => (1, 1),
-                    GameResult::Unknown => (0, 0),
-                };
+                let [white_half, black_half] = report.result.half_points().unwrap_or([0, 0]);
                 score[g.white] += white_half;
                 score[g.black] += black_half;
                 println!(

@@ -38,6 +38,26 @@ impl GameResult {
     pub fn loss_for(color: Color) -> GameResult {
         GameResult::win_for(!color)
     }
+
+    /// The result written as in PGN (`1-0`, `0-1`, `1/2-1/2`; anything else is `*`).
+    pub fn from_pgn(text: &str) -> GameResult {
+        match text {
+            "1-0" => GameResult::WhiteWins,
+            "0-1" => GameResult::BlackWins,
+            "1/2-1/2" => GameResult::Draw,
+            _ => GameResult::Unknown,
+        }
+    }
+
+    /// White's and Black's half-points (a win is two), none for `*`.
+    pub fn half_points(self) -> Option<[u32; 2]> {
+        match self {
+            GameResult::WhiteWins => Some([2, 0]),
+            GameResult::BlackWins => Some([0, 2]),
+            GameResult::Draw => Some([1, 1]),
+            GameResult::Unknown => None,
+        }
+    }
 }
 
 impl fmt::Display for GameResult {

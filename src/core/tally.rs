@@ -41,13 +41,7 @@ impl Tally {
 
     /// Counts a game whose result is written as in PGN (`1-0`, `0-1`, `1/2-1/2`, `*`).
     pub fn add_text(&mut self, number: u32, result: &str) {
-        let result = match result {
-            "1-0" => GameResult::WhiteWins,
-            "0-1" => GameResult::BlackWins,
-            "1/2-1/2" => GameResult::Draw,
-            _ => GameResult::Unknown,
-        };
-        self.add(number, result);
+        self.add(number, GameResult::from_pgn(result));
     }
 }
 

@@ -585,6 +585,13 @@ fn cut_unfinished_line(path: &Path) -> Result<(), JournalError> {
     Ok(())
 }
 
+/// The wall clock now, as the journal's `started` and `wall` fields write it (RFC 3339).
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
 /// Rebuilds the match of the journal at `path` so that a new referee can take it over,
 /// reading the journal one event at a time. A last line cut short (the referee died
 /// while writing it) is cut off the file. What the dead referee owed, a game its last

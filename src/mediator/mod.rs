@@ -403,9 +403,7 @@ pub fn run(
     };
 
     if let Some(takeover) = &options.resume {
-        let wall = time::OffsetDateTime::now_utc()
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default();
+        let wall = crate::mediator::journal::now_rfc3339();
         let event = Event::Resume {
             t: micros(takeover.at),
             wall,

@@ -177,7 +177,7 @@ pub(super) fn play(
                 .write(&JournalEvent::Session {
                     version: journal::VERSION,
                     argus: env!("CARGO_PKG_VERSION").to_string(),
-                    started: now_rfc3339(),
+                    started: journal::now_rfc3339(),
                     ports: config.port_labels.clone(),
                     lines: None,
                     eol: Some("lf".into()),
@@ -334,12 +334,7 @@ fn finished_report(
             .map(|v| v.trim_end_matches("\"]").to_string())
             .unwrap_or_default()
     };
-    let result = match tag("Result").as_str() {
-        "1-0" => GameResult::WhiteWins,
-        "0-1" => GameResult::BlackWins,
-        "1/2-1/2" => GameResult::Draw,
-        _ => GameResult::Unknown,
-    };
+    let result = GameResult::from_pgn(&tag("Result"));
     Some(GameReport {
         number: spec.number,
         white: cfg.players[spec.white].name().to_string(),

@@ -701,18 +701,8 @@ fn count_result(
 
 /// The first player's half-points in a game with a result.
 fn first_player_half(spec: &GameSpec, result: crate::core::game::GameResult) -> Option<u32> {
-    use crate::core::game::GameResult;
-    let white_half = match result {
-        GameResult::WhiteWins => 2,
-        GameResult::Draw => 1,
-        GameResult::BlackWins => 0,
-        GameResult::Unknown => return None,
-    };
-    Some(if spec.white == 0 {
-        white_half
-    } else {
-        2 - white_half
-    })
+    let [white, black] = result.half_points()?;
+    Some(if spec.white == 0 { white } else { black })
 }
 
 /// The control channels of the games under way, by game number.
@@ -735,12 +725,6 @@ fn first_spec() -> GameSpec {
 /// A game's file names, without extension.
 fn stem(spec: &GameSpec) -> String {
     format!("game-{:04}", spec.number)
-}
-
-fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 /// The event's own journal: JSON Lines, each written and flushed at once.

@@ -60,7 +60,6 @@ impl RemotePlayer {
 
 /// One live connection and its reader thread.
 pub struct Router {
-    id: u64,
     stream: TcpStream,
     peer: SocketAddr,
     /// Where its lines go while its player is in a game.
@@ -114,7 +113,6 @@ struct Slot {
 pub struct Registry {
     slots: Mutex<Vec<Slot>>,
     changed: Condvar,
-    next_id: Mutex<u64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -142,7 +140,6 @@ impl Registry {
                     .collect(),
             ),
             changed: Condvar::new(),
-            next_id: Mutex::new(0),
         })
     }
 
@@ -275,17 +272,11 @@ impl Registry {
                 slot.player.name
             )));
         }
-        let id = {
-            let mut next = lock(&self.next_id);
-            *next += 1;
-            *next
-        };
         let reader = stream
             .try_clone()
             .map_err(|e| Refusal(format!("cannot read the connection: {e}")))?;
         let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
         let router = Arc::new(Router {
-            id,
             stream,
             peer,
             target: Mutex::new(None),
@@ -369,7 +360,6 @@ impl Registry {
             lock(&self.slots)[index].player.name,
             router.peer
         );
-        let _ = router.id;
         self.changed.notify_all();
     }
 

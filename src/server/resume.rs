@@ -89,13 +89,7 @@ impl Past {
             if line.get("failed").is_some() {
                 past.failed.insert(number);
             } else if let Some(result) = line.get("result").and_then(|r| r.as_str()) {
-                let result = match result {
-                    "1-0" => GameResult::WhiteWins,
-                    "0-1" => GameResult::BlackWins,
-                    "1/2-1/2" => GameResult::Draw,
-                    _ => GameResult::Unknown,
-                };
-                past.results.insert(number, result);
+                past.results.insert(number, GameResult::from_pgn(result));
             }
         }
         past

@@ -82,14 +82,9 @@ impl Standings {
 
     /// Counts a game between `white` and `black`.
     pub fn record(&mut self, white: usize, black: usize, result: GameResult) {
-        let (w, b) = match result {
-            GameResult::WhiteWins => (2, 0),
-            GameResult::BlackWins => (0, 2),
-            GameResult::Draw => (1, 1),
-            GameResult::Unknown => {
-                self.unfinished += 1;
-                return;
-            }
+        let Some([w, b]) = result.half_points() else {
+            self.unfinished += 1;
+            return;
         };
         self.half[white][black] += w;
         self.half[black][white] += b;
