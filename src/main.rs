@@ -408,7 +408,7 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         let (path2, settings2) = (path.clone(), settings.clone());
         lines.push(Line {
             label: path.clone(),
-            duplex,
+            wire: duplex.into(),
             reopen: Some(Box::new(move || serial::open(&path2, &settings2))),
         });
     }

@@ -3,15 +3,8 @@
 
 use super::*;
 
-/// What the reader thread of the line reports.
-pub(super) enum PortEvent {
-    /// A line (without its terminator), with the instant its last byte was read.
-    Line(Vec<u8>, Instant),
-    /// The referee hung up.
-    Closed,
-    /// The line failed.
-    Failed(io::Error),
-}
+/// What the reader thread of the line reports (an in-process line delivers the same).
+pub(super) use crate::transport::memory::Delivered as PortEvent;
 
 /// The thread that reads the line to the referee, so that the driver can wait for the
 /// line, the engine and a stop at once.

@@ -37,8 +37,8 @@ use crate::core::clock::{Clocks, TimeControl};
 
 use crate::epd::{Operand, Record, resolve_move, seal};
 use crate::mediator::Eol;
-use crate::transport::Duplex;
 use crate::transport::lines::{LineSplitter, Piece};
+use crate::transport::{Duplex, memory};
 use framing::{Framing, Incoming};
 use game::*;
 use line::*;
@@ -293,11 +293,35 @@ enum Next {
 /// Returns [`ClientError`] when the line fails or closes before `disconnect`, or the
 /// engine cannot be restarted.
 pub fn run(
-    duplex: Duplex,
+    line: impl Into<ClientLine>,
     engine: &mut dyn Engine,
     opts: &ClientOptions,
 ) -> Result<ClientSummary, ClientError> {
-    run_until(duplex, engine, opts, &Stop::new())
+    run_until(line, engine, opts, &Stop::new())
+}
+
+/// The client's line: bytes (a port, a socket), read by a thread of the client's own,
+/// or the client's end of an in-process line ([`memory::direct_pair`]), whose lines
+/// come with no thread. An in-process line has no noise; and since nothing reads it
+/// while the engine thinks, a `disconnect` is taken after the engine's answer: its
+/// host fires the client's stop when the referee ends, as `argus serve` does.
+pub enum ClientLine {
+    /// A line of bytes.
+    Bytes(Duplex),
+    /// An in-process line.
+    Direct(memory::ClientEnd),
+}
+
+impl From<Duplex> for ClientLine {
+    fn from(duplex: Duplex) -> ClientLine {
+        ClientLine::Bytes(duplex)
+    }
+}
+
+impl From<memory::ClientEnd> for ClientLine {
+    fn from(end: memory::ClientEnd) -> ClientLine {
+        ClientLine::Direct(end)
+    }
 }
 
 /// As [`run`], and also ends when `stop` fires (a signal handler fires it with
@@ -312,16 +336,21 @@ pub fn run(
 ///
 /// As [`run`]; [`ClientError::Interrupted`] when `stop` fired.
 pub fn run_until(
-    duplex: Duplex,
+    line: impl Into<ClientLine>,
     engine: &mut dyn Engine,
     opts: &ClientOptions,
     stop: &Stop,
 ) -> Result<ClientSummary, ClientError> {
-    let Duplex { reader, mut writer } = duplex;
-    let port = PortReader::spawn(reader).map_err(|source| ClientError::Io {
-        address: opts.address.clone(),
-        source,
-    })?;
+    let (events, mut writer, port) = match line.into() {
+        ClientLine::Bytes(Duplex { reader, writer }) => {
+            let port = PortReader::spawn(reader).map_err(|source| ClientError::Io {
+                address: opts.address.clone(),
+                source,
+            })?;
+            (port.events.clone(), writer, Some(port))
+        }
+        ClientLine::Direct(end) => (end.lines, end.writer, None),
+    };
     engine.watch(stop);
     let name = opts.name.clone().unwrap_or_else(|| engine.name());
     let mut driver = Driver {
@@ -330,7 +359,7 @@ pub fn run_until(
             writer: writer.as_mut(),
             opts,
             framing: Framing::new(opts.checksum),
-            events: port.events.clone(),
+            events,
             noise: NoiseReports::default(),
             last_lost: String::new(),
         },
@@ -344,6 +373,7 @@ pub fn run_until(
         signed_on_at: Instant::now(),
         pending: VecDeque::new(),
         failure: None,
+        direct: port.is_none(),
     };
     let outcome = driver.session();
     if let Err(ClientError::Interrupted) = &outcome {
@@ -354,7 +384,9 @@ pub fn run_until(
         }
     }
     driver.engine.quit();
-    port.close();
+    if let Some(port) = port {
+        port.close();
+    }
     let outcome = match (outcome, driver.refusal.take()) {
         (Err(ClientError::HungUp { address }), Some(reason)) if !driver.heard => {
             Err(ClientError::Refused { address, reason })
@@ -399,6 +431,8 @@ struct Driver<'a> {
     pending: VecDeque<Received>,
     /// What ended the session while the engine was busy (the line failed).
     failure: Option<ClientError>,
+    /// The line is in-process: engine calls run on the driver's thread.
+    direct: bool,
 }
 
 impl Driver<'_> {
@@ -515,10 +549,16 @@ impl Driver<'_> {
             state,
             pending,
             failure,
+            direct,
             ..
         } = self;
         let engine: &mut dyn Engine = &mut **engine;
         let state: &State = state;
+        if *direct {
+            // An in-process line has nothing to watch (see [`ClientLine`]): the call
+            // runs here, and a ply wakes no extra thread.
+            return call(engine, state);
+        }
         std::thread::scope(|scope| {
             let (tx, done) = crossbeam_channel::bounded(1);
             let worker = scope.spawn(move || {

@@ -56,7 +56,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         );
         lines.push(Line {
             label: format!("pty-{i}"),
-            duplex: master.duplex,
+            wire: master.duplex.into(),
             reopen: None,
         });
     }

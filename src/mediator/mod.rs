@@ -20,14 +20,14 @@ use crossbeam_channel::{Receiver, at, never, select};
 use crate::core::supervisor::Command;
 use crate::core::{GameReport, Input, Notice, Output, Port, Referee, Tally};
 use crate::mediator::journal::{Event, Journal, JournalError, Takeover, WrittenGame, micros};
-use crate::transport::{Duplex, LinkEvent, Opener, PortEvent};
+use crate::transport::{LinkEvent, Opener, PortEvent, Wire};
 
 /// One of the two lines the mediator drives.
 pub struct Line {
     /// What the line is called (its path).
     pub label: String,
     /// The open line.
-    pub duplex: Duplex,
+    pub wire: Wire,
     /// How to open it again after a failure, if it can be.
     pub reopen: Option<Opener>,
 }
@@ -349,10 +349,10 @@ pub fn run(
             port,
             path: line.label.clone(),
         })?;
-        let link = crate::transport::Link::spawn(
+        let link = crate::transport::Link::start(
             port,
             &format!("port-{port}"),
-            line.duplex,
+            line.wire,
             line.reopen,
             eol.bytes(),
             events_tx.clone(),

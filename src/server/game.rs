@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::core::game::GameResult;
+use crate::transport::Wire;
 use shakmaty::Color;
 
 /// The settings of one game: a match of one game between its White (port a) and its
@@ -211,10 +212,10 @@ pub(super) fn play(
             let label = config.port_labels[i].clone();
             match side {
                 Side::Local(mut engine, opts) => {
-                    let (referee_end, client_end) = memory::pair();
+                    let (referee_end, client_end) = memory::direct_pair();
                     lines.push(Line {
                         label,
-                        duplex: referee_end,
+                        wire: Wire::Direct(referee_end),
                         reopen: None,
                     });
                     let client_stop = &client_stop;
@@ -242,7 +243,7 @@ pub(super) fn play(
                     let registry = Arc::clone(event.registry);
                     lines.push(Line {
                         label,
-                        duplex,
+                        wire: duplex.into(),
                         reopen: Some(Box::new(move || registry.reconnect(index))),
                     });
                 }

@@ -1,16 +1,26 @@
-//! In-memory lines: two [`Duplex`]es joined by channels, for a local engine that plays
-//! in the referee's own process (`argus serve --engine`). A local game crosses no pty
-//! and no socket, and runs the same on every system.
+//! In-memory lines, for a local engine that plays in the referee's own process
+//! (`argus serve --engine`): a local game crosses no pty and no socket, and runs the
+//! same on every system.
 //!
-//! Reads wait at most [`READ_TIMEOUT`] and then say `TimedOut`, as a serial port's do,
-//! so that readers can look up; once the other end is dropped, reads return what is
-//! left and then end of file, and writes fail with `BrokenPipe`.
+//! - [`pair`]: two [`Duplex`]es joined by channels of bytes. Reads wait at most
+//!   [`READ_TIMEOUT`] and then say `TimedOut`, as a serial port's do, so that readers
+//!   can look up; once the other end is dropped, reads return what is left and then end
+//!   of file, and writes fail with `BrokenPipe`.
+//! - [`direct_pair`]: a line that carries whole lines and needs no thread at either
+//!   end. What the client writes is split into lines as it writes them and goes
+//!   straight to the mediator's channel of events, stamped then; what the referee sends
+//!   goes straight to the client's channel. A ply then wakes one thread at each end
+//!   instead of three.
 
 use std::io::{self, Read, Write};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use super::{Duplex, READ_TIMEOUT};
+use super::lines::{LineSplitter, Piece};
+use super::{Duplex, LinkEvent, PortEvent, READ_TIMEOUT};
+use crate::core::Port;
 
 /// Two ends of one line: what one writes, the other reads.
 ///
@@ -97,6 +107,185 @@ impl Write for MemoryWriter {
     }
 }
 
+/// What reaches the client's end of a line (the client's reader thread reports the
+/// same for a line of bytes).
+#[derive(Debug)]
+pub enum Delivered {
+    /// A line, without its terminator, and when its last byte arrived.
+    Line(Vec<u8>, Instant),
+    /// The referee hung up.
+    Closed,
+    /// The line failed.
+    Failed(io::Error),
+}
+
+/// An in-process line that carries whole lines, with no thread at either end: the
+/// referee's end, for [`crate::transport::Link::direct`], and the client's.
+///
+/// # Examples
+///
+/// ```
+/// use std::io::Write;
+/// use argus::transport::memory::{Delivered, direct_pair};
+/// let (referee, mut client) = direct_pair();
+/// assert!(referee.send(b"refcom reset"));
+/// assert!(matches!(client.lines.recv().unwrap(), Delivered::Line(l, _) if l == b"refcom reset"));
+/// drop(referee);
+/// assert!(client.lines.recv().is_err());
+/// assert!(client.writer.write_all(b"x\n").is_err());
+/// ```
+pub fn direct_pair() -> (RefereeEnd, ClientEnd) {
+    let (to_client, lines) = crossbeam_channel::unbounded();
+    let target = Arc::new(Mutex::new(Target::Waiting {
+        held: Vec::new(),
+        gone: false,
+    }));
+    let referee = RefereeEnd {
+        to_client,
+        target: Arc::clone(&target),
+    };
+    let client = ClientEnd {
+        lines,
+        writer: Box::new(DirectWriter {
+            target,
+            splitter: LineSplitter::new(),
+        }),
+    };
+    (referee, client)
+}
+
+/// Where the lines a client writes go: held until the mediator attaches the referee's
+/// end, then to its channel, and nowhere once the referee has let go.
+enum Target {
+    Waiting {
+        held: Vec<LinkEvent>,
+        /// The client let go of its end before the mediator attached.
+        gone: bool,
+    },
+    Live {
+        port: Port,
+        events: Sender<PortEvent>,
+    },
+    Closed,
+}
+
+fn lock(target: &Mutex<Target>) -> std::sync::MutexGuard<'_, Target> {
+    target.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The referee's end of a [`direct_pair`].
+pub struct RefereeEnd {
+    to_client: Sender<Delivered>,
+    target: Arc<Mutex<Target>>,
+}
+
+impl RefereeEnd {
+    /// From now on, what the client writes goes to `events` as `port`'s lines: first
+    /// what it wrote before, and a lost line if it has let go of its end already.
+    pub fn attach(&self, port: Port, events: &Sender<PortEvent>) {
+        let mut target = lock(&self.target);
+        let live = Target::Live {
+            port,
+            events: events.clone(),
+        };
+        if let Target::Waiting { held, gone } = std::mem::replace(&mut *target, live) {
+            for event in held {
+                let _ = events.send(PortEvent { port, event });
+            }
+            if gone {
+                let _ = events.send(PortEvent {
+                    port,
+                    event: client_gone(),
+                });
+            }
+        }
+    }
+
+    /// Hands `line` (without terminator) to the client; false once the client has let
+    /// go of its end.
+    pub fn send(&self, line: &[u8]) -> bool {
+        self.to_client
+            .send(Delivered::Line(line.to_vec(), Instant::now()))
+            .is_ok()
+    }
+}
+
+impl Drop for RefereeEnd {
+    fn drop(&mut self) {
+        *lock(&self.target) = Target::Closed;
+    }
+}
+
+/// The client's end of a [`direct_pair`]: the lines from the referee, and a writer
+/// whose every line goes to the referee as it is written.
+pub struct ClientEnd {
+    /// The referee's lines; disconnected once the referee lets go of its end.
+    pub lines: Receiver<Delivered>,
+    /// What the client writes; `BrokenPipe` once the referee has let go.
+    pub writer: Box<dyn Write + Send>,
+}
+
+fn client_gone() -> LinkEvent {
+    LinkEvent::Lost {
+        at: Instant::now(),
+        error: "the client let go of its line".into(),
+    }
+}
+
+/// Splits what the client writes into lines, as a line's reader thread would, and
+/// stamps each as its terminator is written.
+struct DirectWriter {
+    target: Arc<Mutex<Target>>,
+    splitter: LineSplitter,
+}
+
+impl Write for DirectWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut target = lock(&self.target);
+        let at = Instant::now();
+        let mut closed = matches!(*target, Target::Closed);
+        self.splitter.feed(buf, |piece| {
+            let event = match piece {
+                Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+                Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+            };
+            match &mut *target {
+                Target::Waiting { held, .. } => held.push(event),
+                Target::Live { port, events } => {
+                    closed |= events.send(PortEvent { port: *port, event }).is_err();
+                }
+                Target::Closed => {}
+            }
+        });
+        if closed {
+            return Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the referee is gone",
+            ));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for DirectWriter {
+    fn drop(&mut self) {
+        match &mut *lock(&self.target) {
+            Target::Waiting { gone, .. } => *gone = true,
+            Target::Live { port, events } => {
+                let _ = events.send(PortEvent {
+                    port: *port,
+                    event: client_gone(),
+                });
+            }
+            Target::Closed => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +310,36 @@ mod tests {
             b.writer.write(b"x").unwrap_err().kind(),
             io::ErrorKind::BrokenPipe
         );
+    }
+
+    #[test]
+    fn a_direct_line_holds_what_the_client_wrote_until_the_referee_attaches() {
+        let (referee, mut client) = direct_pair();
+        client
+            .writer
+            .write_all(b"refreq sign_on\r\nrefreq rep")
+            .unwrap();
+        client.writer.write_all(b"ly\n").unwrap();
+        let (tx, events) = crossbeam_channel::unbounded();
+        referee.attach(Port::A, &tx);
+        let lines: Vec<Vec<u8>> = events
+            .try_iter()
+            .map(|e| match e.event {
+                LinkEvent::Line { bytes, .. } => bytes,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(lines, [&b"refreq sign_on"[..], b"refreq reply"]);
+        client.writer.write_all(b"refreq fault\n").unwrap();
+        assert!(matches!(
+            events.try_recv().unwrap().event,
+            LinkEvent::Line { .. }
+        ));
+        drop(client);
+        assert!(matches!(
+            events.try_recv().unwrap().event,
+            LinkEvent::Lost { .. }
+        ));
+        assert!(!referee.send(b"refcom disconnect"));
     }
 }

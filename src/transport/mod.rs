@@ -34,6 +34,21 @@ pub struct Duplex {
     pub writer: Box<dyn Write + Send>,
 }
 
+/// A line as the mediator is given it: bytes to read and write (a port, a socket, a
+/// [`memory::pair`]), or an in-process line of whole lines ([`memory::direct_pair`]).
+pub enum Wire {
+    /// A line of bytes: it gets a reader and a writer thread.
+    Bytes(Duplex),
+    /// An in-process line: no thread, lines go straight to and from the client.
+    Direct(memory::RefereeEnd),
+}
+
+impl From<Duplex> for Wire {
+    fn from(duplex: Duplex) -> Wire {
+        Wire::Bytes(duplex)
+    }
+}
+
 /// Opens a line again after it failed.
 pub type Opener = Box<dyn FnMut() -> io::Result<Duplex> + Send>;
 
@@ -92,8 +107,10 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// How long a failed line waits between attempts to reopen it.
 pub const REOPEN_INTERVAL: Duration = Duration::from_millis(500);
 
-/// A running line: its reader and writer threads.
+/// A running line: its reader and writer threads, or an in-process line.
 pub struct Link {
+    /// An in-process line, with its port and the mediator's channel.
+    direct: Option<(memory::RefereeEnd, Port, Sender<PortEvent>)>,
     lines: Option<Sender<Vec<u8>>>,
     stop: Arc<AtomicBool>,
     /// Dropped at shutdown: a reader waiting out a down line (or between attempts to
@@ -130,6 +147,39 @@ fn write_and_drain(w: &mut dyn Write, mut buf: &[u8], stop: &AtomicBool) -> io::
 }
 
 impl Link {
+    /// Starts `port`'s line: [`Link::spawn`] for a line of bytes, [`Link::direct`] for
+    /// an in-process one (which is never reopened).
+    ///
+    /// # Errors
+    ///
+    /// Returns an error when a thread cannot be spawned.
+    pub fn start(
+        port: Port,
+        name: &str,
+        wire: Wire,
+        reopen: Option<Opener>,
+        eol: &'static [u8],
+        events: Sender<PortEvent>,
+    ) -> io::Result<Link> {
+        match wire {
+            Wire::Bytes(duplex) => Link::spawn(port, name, duplex, reopen, eol, events),
+            Wire::Direct(end) => Ok(Link::direct(port, end, events)),
+        }
+    }
+
+    /// An in-process line: what the client writes reaches `events` as it writes it, and
+    /// each line sent is handed to the client and reported drained at once.
+    pub fn direct(port: Port, end: memory::RefereeEnd, events: Sender<PortEvent>) -> Link {
+        end.attach(port, &events);
+        Link {
+            direct: Some((end, port, events)),
+            lines: None,
+            stop: Arc::new(AtomicBool::new(false)),
+            wake: None,
+            threads: Vec::new(),
+        }
+    }
+
     /// Starts the threads of `port`'s line. `name` names the threads
     /// (`argus-{name}-rx`, `argus-{name}-tx`); `eol` ends every line written;
     /// `reopen`, when given, is tried every [`REOPEN_INTERVAL`] after a failure.
@@ -171,6 +221,7 @@ impl Link {
                 })?
         };
         Ok(Link {
+            direct: None,
             lines: Some(line_tx),
             stop,
             wake: Some(wake),
@@ -180,6 +231,13 @@ impl Link {
 
     /// Queues `line` (without terminator) for writing.
     pub fn send(&self, line: &str) {
+        if let Some((end, port, events)) = &self.direct {
+            // A client that let go of its line was reported lost when it did.
+            if end.send(line.as_bytes()) {
+                report(events, *port, LinkEvent::Drained { at: Instant::now() });
+            }
+            return;
+        }
         if let Some(lines) = &self.lines {
             let _ = lines.send(line.as_bytes().to_vec());
         }
@@ -188,6 +246,7 @@ impl Link {
     /// Stops both threads once the writer has delivered what it was given (or the line
     /// is down) and waits for them.
     pub fn shutdown(mut self) {
+        self.direct = None;
         self.lines = None;
         self.stop.store(true, Ordering::Relaxed);
         self.wake = None;
