@@ -79,6 +79,8 @@ pub struct UciEngine {
     name: String,
     /// The client's stop, which ends every wait for the engine.
     stop: Option<Stop>,
+    /// The last `position` command.
+    position: PositionCommand,
 }
 
 impl UciEngine {
@@ -118,6 +120,7 @@ impl UciEngine {
             process: None,
             name: command.to_string(),
             stop: None,
+            position: PositionCommand::default(),
         };
         engine.launch()?;
         Ok(engine)
@@ -243,7 +246,7 @@ impl Engine for UciEngine {
         if turn.draw_offered {
             log::debug!("UCI engines cannot accept draws: declining by moving");
         }
-        let position = position_command(turn);
+        let position = self.position.build(turn).to_string();
         let go = go_command(self.limit, turn.clocks.as_ref());
         let allowance = self.search_allowance(turn);
         let stop_grace = self.timeouts.stop_grace;
@@ -327,33 +330,68 @@ impl Engine for UciEngine {
 /// The `position` command for the turn: the game's start (`startpos` when it is the
 /// standard position) and its moves. When the moves do not lead from the start to the
 /// position (which the driver never lets happen), the position alone is sent.
+#[cfg(test)]
 fn position_command(turn: &Turn<'_>) -> String {
-    let fen = |pos: &Chess| Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    let mut replay = turn.start.clone();
-    let consistent = turn.moves.iter().all(|m| {
-        let legal = replay.is_legal(*m);
-        if legal {
-            replay.play_unchecked(*m);
+    PositionCommand::default().build(turn).to_string()
+}
+
+/// The last `position` command, kept so that the next one of the same game (two plies
+/// on) costs only its new moves: a whole game's commands cost what its moves do, not
+/// the square of them.
+#[derive(Debug, Default)]
+struct PositionCommand {
+    /// The start the command is from.
+    start: Option<Chess>,
+    /// Its moves, and the position they lead to.
+    moves: Vec<Move>,
+    end: Option<Chess>,
+    line: String,
+}
+
+impl PositionCommand {
+    /// The command for `turn` (see [`position_command`]).
+    fn build(&mut self, turn: &Turn<'_>) -> &str {
+        let extends = self
+            .start
+            .as_ref()
+            .is_some_and(|start| super::game::same(start, turn.start))
+            && turn.moves.starts_with(&self.moves);
+        if !extends {
+            let fen = |pos: &Chess| Fen::from_position(pos, EnPassantMode::Legal).to_string();
+            self.line = if fen(turn.start) == fen(&Chess::default()) {
+                "position startpos".to_string()
+            } else {
+                format!("position fen {}", fen(turn.start))
+            };
+            self.start = Some(turn.start.clone());
+            self.end = Some(turn.start.clone());
+            self.moves.clear();
         }
-        legal
-    }) && fen(&replay) == fen(turn.position);
-    if !consistent {
-        log::warn!("the game's moves do not lead to its position: sending the position alone");
-        return format!("position fen {}", fen(turn.position));
-    }
-    let mut line = if fen(turn.start) == fen(&Chess::default()) {
-        "position startpos".to_string()
-    } else {
-        format!("position fen {}", fen(turn.start))
-    };
-    if !turn.moves.is_empty() {
-        line.push_str(" moves");
-        for m in turn.moves {
-            line.push(' ');
-            line.push_str(&UciMove::from_move(*m, CastlingMode::Standard).to_string());
+        let mut end = self.end.take().unwrap_or_else(|| turn.start.clone());
+        for &m in &turn.moves[self.moves.len()..] {
+            if !end.is_legal(m) {
+                self.start = None;
+                break;
+            }
+            end.play_unchecked(m);
+            self.line
+                .push_str(if self.moves.is_empty() { " moves " } else { " " });
+            self.line
+                .push_str(&UciMove::from_move(m, CastlingMode::Standard).to_string());
+            self.moves.push(m);
         }
+        if self.start.is_none() || !super::game::same(&end, turn.position) {
+            log::warn!("the game's moves do not lead to its position: sending the position alone");
+            self.start = None;
+            self.line = format!(
+                "position fen {}",
+                Fen::from_position(turn.position, EnPassantMode::Legal)
+            );
+            return &self.line;
+        }
+        self.end = Some(end);
+        &self.line
     }
-    line
 }
 
 fn millis(d: Duration) -> u128 {

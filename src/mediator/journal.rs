@@ -363,13 +363,36 @@ impl Journal {
     ///
     /// Returns [`JournalError::Io`] when the write fails.
     pub fn write(&mut self, event: &Event) -> Result<(), JournalError> {
+        self.write_held(event)?;
+        self.flush()
+    }
+
+    /// Writes `event` to the journal's buffer, to reach the file at the next
+    /// [`Journal::flush`] (or [`Journal::write`]): the events of one input and what it
+    /// sends go out in one write, before anything is sent.
+    ///
+    /// # Errors
+    ///
+    /// As [`Journal::write`].
+    pub fn write_held(&mut self, event: &Event) -> Result<(), JournalError> {
         let io = |source| JournalError::Io {
             path: self.path.clone(),
             source,
         };
         serde_json::to_writer(&mut self.out, event).map_err(|e| io(io::Error::other(e)))?;
-        self.out.write_all(b"\n").map_err(io)?;
-        self.out.flush().map_err(io)
+        self.out.write_all(b"\n").map_err(io)
+    }
+
+    /// Writes what [`Journal::write_held`] holds to the file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Journal::write`].
+    pub fn flush(&mut self) -> Result<(), JournalError> {
+        self.out.flush().map_err(|source| JournalError::Io {
+            path: self.path.clone(),
+            source,
+        })
     }
 }
 

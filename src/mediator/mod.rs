@@ -374,20 +374,31 @@ pub fn run(
                     over: &mut bool,
                     stopped: &mut bool|
      -> Result<(), MediatorError> {
+        // The input and the lines it sends reach the journal in one write, before any
+        // line leaves.
         records
             .journal
-            .write(&extra.unwrap_or_else(|| Event::from_input(&input)))?;
+            .write_held(&extra.unwrap_or_else(|| Event::from_input(&input)))?;
         referee.handle(input);
+        let mut held: Vec<(Port, String)> = Vec::new();
+        let release = |records: &mut Records, held: &mut Vec<(Port, String)>| {
+            records.journal.flush()?;
+            for (port, line) in held.drain(..) {
+                links[port.index()].send(&line);
+            }
+            Ok::<(), MediatorError>(())
+        };
         while let Some(output) = referee.poll_output() {
             match output {
                 Output::Send { port, line } => {
-                    records.journal.write(&Event::Tx {
+                    records.journal.write_held(&Event::Tx {
                         port,
                         text: line.clone(),
                     })?;
-                    links[port.index()].send(&line);
+                    held.push((port, line));
                 }
                 Output::GameOver(report) => {
+                    release(records, &mut held)?;
                     record_game(&report, records, watcher)?;
                     tally.add(report.number, report.result);
                 }
@@ -399,7 +410,7 @@ pub fn run(
                 }
             }
         }
-        Ok(())
+        release(records, &mut held)
     };
 
     if let Some(takeover) = &options.resume {

@@ -514,3 +514,40 @@ fn stockfish_with_clocks() {
     engine.restart().unwrap();
     engine.game_over(Some("1-0"));
 }
+
+#[test]
+fn a_kept_position_command_grows_with_the_game_and_starts_again_for_a_new_one() {
+    let std = Chess::default();
+    let mut kept = PositionCommand::default();
+    let (pos, moves) = play(&std, &["e2e4", "e7e5"]);
+    assert_eq!(
+        kept.build(&turn(&std, &pos, &moves, None)),
+        "position startpos moves e2e4 e7e5"
+    );
+    let (pos, moves) = play(&std, &["e2e4", "e7e5", "g1f3", "b8c6"]);
+    assert_eq!(
+        kept.build(&turn(&std, &pos, &moves, None)),
+        "position startpos moves e2e4 e7e5 g1f3 b8c6"
+    );
+    // The same turn again (its respond sent again).
+    assert_eq!(
+        kept.build(&turn(&std, &pos, &moves, None)),
+        "position startpos moves e2e4 e7e5 g1f3 b8c6"
+    );
+    // A new game from the start.
+    let (pos, moves) = play(&std, &["d2d4"]);
+    assert_eq!(
+        kept.build(&turn(&std, &pos, &moves, None)),
+        "position startpos moves d2d4"
+    );
+    // Moves that do not lead to the position: the position alone, and then afresh.
+    let (other, _) = play(&std, &["c2c4"]);
+    assert_eq!(
+        kept.build(&turn(&std, &other, &moves, None)),
+        "position fen rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1"
+    );
+    assert_eq!(
+        kept.build(&turn(&std, &pos, &moves, None)),
+        "position startpos moves d2d4"
+    );
+}
