@@ -74,6 +74,11 @@ impl Referee {
             return;
         };
         if cur.to_move_port() != port {
+            // The answer of the side that has just moved, to the respond it answered:
+            // it was sent the game again while its answer was on its way.
+            if answered_already(cur, !cur.game.turn(), rec) {
+                return self.notice(Notice::Repeated { port });
+            }
             return self.notice(Notice::Noise {
                 port,
                 reason: "a reply from the side not on move".into(),
@@ -93,18 +98,8 @@ impl Referee {
             // the game again, after a resume or a restart, while its first answer was
             // on its way) comes from the position of its own last move: stale, not an
             // infraction.
-            let stale = cur
-                .game
-                .moves()
-                .iter()
-                .rev()
-                .find(|m| m.color() == color)
-                .is_some_and(|m| same_position(&m.before, &rec.position));
-            if stale {
-                return self.notice(Notice::Noise {
-                    port,
-                    reason: "a second reply to a respond already answered".into(),
-                });
+            if answered_already(cur, color, rec) {
+                return self.notice(Notice::Repeated { port });
             }
             let what = format!("replies from a different position ({})", rec.position);
             return self.infraction(port, what);
@@ -197,4 +192,15 @@ impl Referee {
         let opponent = cur.to_move_port();
         self.send(opponent, &respond, Tx::Respond);
     }
+}
+
+/// Whether `rec` is from the position of `color`'s last move: an answer to a respond
+/// that player has answered already.
+fn answered_already(cur: &Current, color: Color, rec: &Record) -> bool {
+    cur.game
+        .moves()
+        .iter()
+        .rev()
+        .find(|m| m.color() == color)
+        .is_some_and(|m| same_position(&m.before, &rec.position))
 }

@@ -490,6 +490,20 @@ fn a_second_reply_to_a_respond_already_answered_is_stale_not_an_infraction() {
             .iter()
             .any(|(p, l)| *p == Port::B && l.contains("sm Nf3;"))
     );
+    // White answers its last respond again while Black is on move: as quiet.
+    s.drain_all(5802);
+    s.line(Port::A, 5900, &format!("{after_e5} refreq reply; sm Nf3;"));
+    let repeated = s
+        .notices
+        .iter()
+        .filter(|n| matches!(n, Notice::Repeated { port: Port::A }))
+        .count();
+    assert_eq!(repeated, 2);
+    assert!(
+        !s.notices.iter().any(|n| matches!(n, Notice::Noise { .. })),
+        "{:?}",
+        s.notices
+    );
 }
 
 #[test]

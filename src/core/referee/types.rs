@@ -310,6 +310,13 @@ pub enum Notice {
         /// Why it was ignored.
         reason: String,
     },
+    /// A second answer to a `respond` the player had answered already (it was sent the
+    /// game again, after a resume or its own restart, while its first answer was on its
+    /// way): ignored, and no noise.
+    Repeated {
+        /// The port.
+        port: Port,
+    },
     /// A reply was answered with the same `respond` again.
     Resent {
         /// The port.
@@ -439,6 +446,10 @@ impl fmt::Display for Notice {
                 reason,
             } => write!(f, "game {number}: {result} ({reason})"),
             Notice::Noise { port, reason } => write!(f, "port {port}: noise ignored: {reason}"),
+            Notice::Repeated { port } => write!(
+                f,
+                "port {port}: a second answer to a respond already answered, ignored"
+            ),
             Notice::Resent { port, reason } => {
                 write!(f, "port {port}: respond sent again: {reason}")
             }
