@@ -409,7 +409,9 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         lines.push(Line {
             label: path.clone(),
             wire: duplex.into(),
-            reopen: Some(Box::new(move || serial::open(&path2, &settings2))),
+            reopen: Some(Box::new(move || {
+                serial::open(&path2, &settings2).map(Into::into)
+            })),
         });
     }
     let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two ports"))?;

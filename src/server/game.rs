@@ -93,7 +93,7 @@ enum Side {
     /// A local engine, started, with its client's options.
     Local(Box<dyn Engine>, ClientOptions),
     /// A player over TCP: its line, and its index in the registry for a reconnection.
-    Remote(crate::transport::Duplex, usize),
+    Remote(Wire, usize),
 }
 
 /// Plays one game: starts its local engines, joins each side to the game's referee
@@ -152,11 +152,11 @@ pub(super) fn play(
             (Entrant::Remote(remote), Some(index)) => {
                 // A line that cannot be had now is a lost line: the referee waits for
                 // the player to connect again while its clock runs.
-                let duplex = event.registry.line(index).unwrap_or_else(|| {
+                let wire = event.registry.line(index).unwrap_or_else(|| {
                     log::warn!("{} is not connected at the start of its game", remote.name);
                     closed_line()
                 });
-                Side::Remote(duplex, index)
+                Side::Remote(wire, index)
             }
             (Entrant::Remote(remote), None) => {
                 return Err(format!("{} has no place in the registry", remote.name));
@@ -239,11 +239,11 @@ pub(super) fn play(
                         }
                     });
                 }
-                Side::Remote(duplex, index) => {
+                Side::Remote(wire, index) => {
                     let registry = Arc::clone(event.registry);
                     lines.push(Line {
                         label,
-                        wire: duplex.into(),
+                        wire,
                         reopen: Some(Box::new(move || registry.reconnect(index))),
                     });
                 }
@@ -348,7 +348,7 @@ fn finished_report(
 }
 
 /// A line that is down: it reads end of file at once, and its writes go nowhere.
-fn closed_line() -> crate::transport::Duplex {
+fn closed_line() -> Wire {
     let (referee_end, _) = memory::pair();
-    referee_end
+    referee_end.into()
 }

@@ -2,8 +2,10 @@
 //! on, under which name and token, and each name's one live connection.
 //!
 //! Each connection has one reader thread of its own for its whole life (a [`Router`]):
-//! while its player is in a game, the lines go to that game's mediator through a
-//! channel; between games the router reads them itself (a repeated `sign_on` is
+//! it stamps each line as it takes its bytes off the socket, and while its player is
+//! in a game it hands the line straight to that game's mediator (a
+//! [`stamped`](crate::transport::stamped) line: no second thread stamps it later, so
+//! the referee's own queueing is never charged to the player); between games the router reads them itself (a repeated `sign_on` is
 //! ignored, a `sign_off` takes the player out of the schedule until it signs on again).
 //! When the connection closes during a game, the game sees its line lost, and a new
 //! connection under the same name is handed to it, its `sign_on` first, so that the
@@ -13,12 +15,11 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
-
-use crossbeam_channel::Sender;
+use std::time::{Duration, Instant};
 
 use crate::transport::lines::{LineSplitter, Piece};
-use crate::transport::{Duplex, READ_TIMEOUT, memory};
+use crate::transport::stamped::{self, Feed, Stamped};
+use crate::transport::{LinkEvent, READ_TIMEOUT, Wire};
 
 /// More lines than this in one second from a connection is a flood: the connection is
 /// closed (a player sends a few records a move).
@@ -63,19 +64,16 @@ pub struct Router {
     stream: TcpStream,
     peer: SocketAddr,
     /// Where its lines go while its player is in a game.
-    target: Mutex<Option<Sender<Vec<u8>>>>,
+    target: Mutex<Option<Feed>>,
     alive: AtomicBool,
 }
 
 impl Router {
-    fn deliver(&self, line: Vec<u8>) -> bool {
-        if let Some(tx) = lock(&self.target).as_ref() {
-            let mut line = line;
-            line.push(b'\n');
-            let _ = tx.send(line);
-            true
-        } else {
-            false
+    /// Hands a stamped line to the player's game; the line back when it is in none.
+    fn deliver(&self, event: LinkEvent) -> Result<(), LinkEvent> {
+        match lock(&self.target).as_ref() {
+            Some(feed) => feed.deliver(event),
+            None => Err(event),
         }
     }
 
@@ -187,13 +185,13 @@ impl Registry {
         self.changed.notify_all();
     }
 
-    /// The line of player `i` for a game: its connection's lines through a channel,
-    /// and writes straight to its socket. None when it is not connected.
-    pub fn line(&self, i: usize) -> Option<Duplex> {
+    /// The line of player `i` for a game: its connection's lines as its router
+    /// stamped them, and writes straight to its socket. None when it is not connected.
+    pub fn line(&self, i: usize) -> Option<Wire> {
         let slots = lock(&self.slots);
         let router = slots[i].router.clone()?;
         drop(slots);
-        game_duplex(&router, None).ok()
+        game_wire(&router, None).ok()
     }
 
     /// For a game whose line to player `i` was lost: the player's new connection, once
@@ -202,7 +200,7 @@ impl Registry {
     /// # Errors
     ///
     /// `NotConnected` while there is none.
-    pub fn reconnect(&self, i: usize) -> io::Result<Duplex> {
+    pub fn reconnect(&self, i: usize) -> io::Result<Wire> {
         let mut slots = lock(&self.slots);
         let slot = &mut slots[i];
         let Some((router, sign_on)) = slot.handoff.take() else {
@@ -213,7 +211,7 @@ impl Registry {
         };
         slot.router = Some(router.clone());
         drop(slots);
-        game_duplex(&router, Some(sign_on))
+        game_wire(&router, Some(sign_on))
     }
 
     /// Every live connection, for the event's last word.
@@ -316,12 +314,10 @@ impl Registry {
             match reader.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
+                    // The stamp: the bytes have just come off the socket.
+                    let at = Instant::now();
                     let mut lines = Vec::new();
-                    splitter.feed(&buf[..n], |p| {
-                        if let Piece::Line(l) = p {
-                            lines.push(l);
-                        }
-                    });
+                    splitter.feed(&buf[..n], |p| lines.push(p));
                     if second.elapsed() >= Duration::from_secs(1) {
                         second = std::time::Instant::now();
                         in_second = 0;
@@ -336,9 +332,13 @@ impl Registry {
                         router.close();
                         break;
                     }
-                    for line in lines {
-                        if !router.deliver(line.clone()) {
-                            self.between_games(index, &line);
+                    for piece in lines {
+                        let event = match piece {
+                            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+                            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+                        };
+                        if let Err(LinkEvent::Line { bytes, .. }) = router.deliver(event) {
+                            self.between_games(index, &bytes);
                         }
                     }
                 }
@@ -386,23 +386,26 @@ impl Registry {
     }
 }
 
-/// A game's line over `router`'s connection: reads from a channel the router feeds
-/// (after `first`, a line to read before anything else), writes to the socket.
-fn game_duplex(router: &Arc<Router>, first: Option<Vec<u8>>) -> io::Result<Duplex> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    if let Some(mut line) = first {
-        line.push(b'\n');
-        let _ = tx.send(line);
+/// A game's line over `router`'s connection: the lines its router stamps (after
+/// `first`, a line to read before anything else, stamped now), and writes to the
+/// socket.
+fn game_wire(router: &Arc<Router>, first: Option<Vec<u8>>) -> io::Result<Wire> {
+    let (feed, lines) = stamped::channel();
+    if let Some(bytes) = first {
+        let _ = feed.deliver(LinkEvent::Line {
+            at: Instant::now(),
+            bytes,
+        });
     }
+    // A closed connection drops the feed: the game finds its line lost at once.
     if router.is_alive() {
-        *lock(&router.target) = Some(tx);
+        *lock(&router.target) = Some(feed);
     }
-    // A closed connection gives a reader that reads end of file at once.
     let writer = router.stream.try_clone()?;
-    Ok(Duplex {
-        reader: Box::new(memory::reader(rx)),
+    Ok(Wire::Stamped(Stamped {
+        lines,
         writer: Box::new(writer),
-    })
+    }))
 }
 
 #[cfg(test)]

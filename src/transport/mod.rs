@@ -13,6 +13,7 @@ pub mod memory;
 #[cfg(unix)]
 pub mod pty;
 pub mod serial;
+pub mod stamped;
 pub mod tcp;
 
 use std::io::{self, Read, Write};
@@ -35,12 +36,16 @@ pub struct Duplex {
 }
 
 /// A line as the mediator is given it: bytes to read and write (a port, a socket, a
-/// [`memory::pair`]), or an in-process line of whole lines ([`memory::direct_pair`]).
+/// [`memory::pair`]), an in-process line of whole lines ([`memory::direct_pair`]), or
+/// a connection whose lines another thread reads and stamps ([`stamped::channel`]).
 pub enum Wire {
     /// A line of bytes: it gets a reader and a writer thread.
     Bytes(Duplex),
     /// An in-process line: no thread, lines go straight to and from the client.
     Direct(memory::RefereeEnd),
+    /// Lines stamped where their bytes came off the socket: a writer thread, and a
+    /// thread that only waits for the connection's end to reopen the line.
+    Stamped(stamped::Stamped),
 }
 
 impl From<Duplex> for Wire {
@@ -49,8 +54,8 @@ impl From<Duplex> for Wire {
     }
 }
 
-/// Opens a line again after it failed.
-pub type Opener = Box<dyn FnMut() -> io::Result<Duplex> + Send>;
+/// Opens a line again after it failed (a line of bytes or a stamped line).
+pub type Opener = Box<dyn FnMut() -> io::Result<Wire> + Send>;
 
 /// What happened on a line.
 #[derive(Debug)]
@@ -162,7 +167,27 @@ impl Link {
         events: Sender<PortEvent>,
     ) -> io::Result<Link> {
         match wire {
-            Wire::Bytes(duplex) => Link::spawn(port, name, duplex, reopen, eol, events),
+            Wire::Bytes(duplex) => {
+                let Duplex { reader, writer } = duplex;
+                Link::spawn(
+                    port,
+                    name,
+                    Source::Bytes(reader),
+                    writer,
+                    reopen,
+                    eol,
+                    events,
+                )
+            }
+            Wire::Stamped(stamped::Stamped { lines, writer }) => Link::spawn(
+                port,
+                name,
+                Source::Stamped(lines),
+                writer,
+                reopen,
+                eol,
+                events,
+            ),
             Wire::Direct(end) => Ok(Link::direct(port, end, events)),
         }
     }
@@ -183,14 +208,11 @@ impl Link {
     /// Starts the threads of `port`'s line. `name` names the threads
     /// (`argus-{name}-rx`, `argus-{name}-tx`); `eol` ends every line written;
     /// `reopen`, when given, is tried every [`REOPEN_INTERVAL`] after a failure.
-    ///
-    /// # Errors
-    ///
-    /// Returns an error when a thread cannot be spawned.
-    pub fn spawn(
+    fn spawn(
         port: Port,
         name: &str,
-        duplex: Duplex,
+        source: Source,
+        writer: Box<dyn Write + Send>,
         reopen: Option<Opener>,
         eol: &'static [u8],
         events: Sender<PortEvent>,
@@ -200,7 +222,6 @@ impl Link {
         let (line_tx, line_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
         let (writer_tx, writer_rx) =
             crossbeam_channel::unbounded::<Option<Box<dyn Write + Send>>>();
-        let Duplex { reader, writer } = duplex;
         let (wake, woken) = crossbeam_channel::bounded::<()>(0);
 
         let rx = {
@@ -209,7 +230,7 @@ impl Link {
                 .name(format!("argus-{name}-rx"))
                 .spawn(move || {
                     let waits = Waits { stop: &stop, woken };
-                    reader_loop(port, reader, reopen, writer_tx, events, &waits, &down);
+                    reader_loop(port, source, reopen, writer_tx, events, &waits, &down);
                 })?
         };
         let tx = {
@@ -302,9 +323,25 @@ impl Waits<'_> {
     }
 }
 
+/// What a line's reader thread reads: bytes, which it splits and stamps itself, or
+/// lines another thread stamped, which go to the mediator without it.
+enum Source {
+    Bytes(Box<dyn Read + Send>),
+    Stamped(stamped::StampedLines),
+}
+
+impl Source {
+    /// Starts delivering a stamped line's lines to the mediator.
+    fn attach(&self, port: Port, events: &Sender<PortEvent>) {
+        if let Source::Stamped(lines) = self {
+            lines.attach(port, events);
+        }
+    }
+}
+
 fn reader_loop(
     port: Port,
-    mut reader: Box<dyn Read + Send>,
+    mut source: Source,
     mut reopen: Option<Opener>,
     writers: Sender<Option<Box<dyn Write + Send>>>,
     events: Sender<PortEvent>,
@@ -321,32 +358,38 @@ fn reader_loop(
         };
         report(&events, port, event);
     };
+    source.attach(port, &events);
     while !waits.stopped() {
         let failure = if down.load(Ordering::SeqCst) {
             Some(io::Error::other("the writer failed"))
         } else {
-            match reader.read(&mut buf) {
-                Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
-                Ok(n) => {
-                    let at = Instant::now();
-                    last_byte = at;
-                    splitter.feed(&buf[..n], |piece| emit(piece, at));
-                    None
-                }
-                Err(e) if is_idle(&e) => {
-                    // A line whose terminator noise changed would wait for the next
-                    // one; a program writes a line at once, so a line stalled this long
-                    // ends here, stamped with its last byte.
-                    if splitter.has_partial()
-                        && last_byte.elapsed() >= STALLED_LINE
-                        && let Some(piece) = splitter.take_partial()
-                    {
-                        log::debug!("port {port}: a line without its terminator ends here");
-                        emit(piece, last_byte);
+            match &mut source {
+                Source::Stamped(lines) => lines
+                    .wait_closed(READ_TIMEOUT)
+                    .then(|| io::Error::new(io::ErrorKind::UnexpectedEof, "the connection closed")),
+                Source::Bytes(reader) => match reader.read(&mut buf) {
+                    Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
+                    Ok(n) => {
+                        let at = Instant::now();
+                        last_byte = at;
+                        splitter.feed(&buf[..n], |piece| emit(piece, at));
+                        None
                     }
-                    None
-                }
-                Err(e) => Some(e),
+                    Err(e) if is_idle(&e) => {
+                        // A line whose terminator noise changed would wait for the next
+                        // one; a program writes a line at once, so a line stalled this
+                        // long ends here, stamped with its last byte.
+                        if splitter.has_partial()
+                            && last_byte.elapsed() >= STALLED_LINE
+                            && let Some(piece) = splitter.take_partial()
+                        {
+                            log::debug!("port {port}: a line without its terminator ends here");
+                            emit(piece, last_byte);
+                        }
+                        None
+                    }
+                    Err(e) => Some(e),
+                },
             }
         };
         let Some(error) = failure else { continue };
@@ -354,7 +397,10 @@ fn reader_loop(
         // Let go of the failed line, reader and writer both: serialport opens ports
         // exclusively (TIOCEXCL and flock), so the device could not be opened again by
         // path while an old handle to it is still open.
-        drop(std::mem::replace(&mut reader, Box::new(io::empty())));
+        drop(std::mem::replace(
+            &mut source,
+            Source::Bytes(Box::new(io::empty())),
+        ));
         let _ = writers.send(None);
         let Some(open) = reopen.as_mut() else {
             // Nothing to reopen: the line stays down.
@@ -371,18 +417,29 @@ fn reader_loop(
             if waits.stopped() {
                 return;
             }
-            match open() {
-                Ok(duplex) => {
-                    reader = duplex.reader;
-                    splitter = LineSplitter::new();
-                    let _ = writers.send(Some(duplex.writer));
-                    down.store(false, Ordering::SeqCst);
-                    log::info!("port {port}: line back");
-                    report(&events, port, LinkEvent::Back { at: Instant::now() });
-                    break;
+            let (next, writer) = match open() {
+                Ok(Wire::Bytes(duplex)) => (Source::Bytes(duplex.reader), duplex.writer),
+                Ok(Wire::Stamped(stamped::Stamped { lines, writer })) => {
+                    (Source::Stamped(lines), writer)
                 }
-                Err(e) => log::debug!("port {port}: reopen failed: {e}"),
-            }
+                Ok(Wire::Direct(_)) => {
+                    log::debug!("port {port}: an in-process line is not reopened");
+                    continue;
+                }
+                Err(e) => {
+                    log::debug!("port {port}: reopen failed: {e}");
+                    continue;
+                }
+            };
+            source = next;
+            splitter = LineSplitter::new();
+            let _ = writers.send(Some(writer));
+            down.store(false, Ordering::SeqCst);
+            log::info!("port {port}: line back");
+            report(&events, port, LinkEvent::Back { at: Instant::now() });
+            // After `back`: what the new connection sent (its sign_on) follows it.
+            source.attach(port, &events);
+            break;
         }
     }
 }

@@ -1,0 +1,132 @@
+//! Lines stamped by the thread that takes their bytes off a socket: `argus serve`'s
+//! connections, whose one reader thread each (the registry's router) outlives the
+//! games. The router splits and stamps what it reads as it reads it, and hands each
+//! line straight to the game's mediator: no second thread and no channel of bytes stand
+//! between the socket and the stamp, so that a referee busy with other games never
+//! charges a player for its own queueing, and a reply read before a flag falls is in
+//! the mediator's channel when the flag's timer looks.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+use super::{LinkEvent, PortEvent};
+use crate::core::Port;
+
+/// A stamped line: the reading side, which the router feeds ([`Feed`]), and a writer.
+pub struct Stamped {
+    /// Where the router's lines go.
+    pub lines: StampedLines,
+    /// Writes go straight to the socket.
+    pub writer: Box<dyn Write + Send>,
+}
+
+/// Where a router's lines go: held until the mediator attaches, then to its channel,
+/// and nowhere once the game has let go.
+enum Inbox {
+    Waiting(Vec<LinkEvent>),
+    Live {
+        port: Port,
+        events: Sender<PortEvent>,
+    },
+    Closed,
+}
+
+fn lock(inbox: &Mutex<Inbox>) -> MutexGuard<'_, Inbox> {
+    inbox.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The router's end: it delivers the lines it stamped. Dropping it is the connection's
+/// end for the game.
+pub struct Feed {
+    inbox: Arc<Mutex<Inbox>>,
+    _open: Sender<()>,
+}
+
+/// The game's end: attached to the mediator's channel by the line's thread, which also
+/// waits on it for the connection's end.
+pub struct StampedLines {
+    inbox: Arc<Mutex<Inbox>>,
+    closed: Receiver<()>,
+}
+
+/// A router's feed and the game's end of it.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use argus::transport::{LinkEvent, stamped};
+/// let (feed, lines) = stamped::channel();
+/// let at = Instant::now();
+/// assert!(feed.deliver(LinkEvent::Line { at, bytes: b"refreq sign_on".to_vec() }).is_ok());
+/// let (tx, events) = crossbeam_channel::unbounded();
+/// lines.attach(argus::core::Port::A, &tx);
+/// assert!(matches!(events.try_recv().unwrap().event, LinkEvent::Line { at: a, .. } if a == at));
+/// assert!(!lines.wait_closed(Duration::ZERO));
+/// drop(feed);
+/// assert!(lines.wait_closed(Duration::ZERO));
+/// ```
+pub fn channel() -> (Feed, StampedLines) {
+    let inbox = Arc::new(Mutex::new(Inbox::Waiting(Vec::new())));
+    let (open, closed) = crossbeam_channel::bounded(0);
+    (
+        Feed {
+            inbox: Arc::clone(&inbox),
+            _open: open,
+        },
+        StampedLines { inbox, closed },
+    )
+}
+
+impl Feed {
+    /// Hands over a line (or an overlong line's notice) as stamped.
+    ///
+    /// # Errors
+    ///
+    /// The event back, once the game has let go of its end.
+    pub fn deliver(&self, event: LinkEvent) -> Result<(), LinkEvent> {
+        match &mut *lock(&self.inbox) {
+            Inbox::Waiting(held) => {
+                held.push(event);
+                Ok(())
+            }
+            Inbox::Live { port, events } => events
+                .send(PortEvent { port: *port, event })
+                .map_err(|e| e.into_inner().event),
+            Inbox::Closed => Err(event),
+        }
+    }
+}
+
+impl StampedLines {
+    /// From now on the router's lines go to `events` as `port`'s, those it delivered
+    /// before first.
+    pub fn attach(&self, port: Port, events: &Sender<PortEvent>) {
+        let live = Inbox::Live {
+            port,
+            events: events.clone(),
+        };
+        if let Inbox::Waiting(held) = std::mem::replace(&mut *lock(&self.inbox), live) {
+            for event in held {
+                let _ = events.send(PortEvent { port, event });
+            }
+        }
+    }
+
+    /// Waits at most `wait` for the connection's end; true once it has ended.
+    pub fn wait_closed(&self, wait: Duration) -> bool {
+        !matches!(
+            self.closed.recv_timeout(wait),
+            Err(RecvTimeoutError::Timeout)
+        )
+    }
+}
+
+impl Drop for StampedLines {
+    fn drop(&mut self) {
+        *lock(&self.inbox) = Inbox::Closed;
+    }
+}
