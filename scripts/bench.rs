@@ -511,7 +511,7 @@ where
         );
         lines.push(Line {
             label: format!("pty-{port}"),
-            duplex: master.duplex,
+            wire: master.duplex.into(),
             reopen: None,
         });
     }
