@@ -126,6 +126,10 @@ pub struct ServeArgs {
     /// Adjudicate a draw after this many full moves.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub maxmoves: Option<u32>,
+    /// Run without a console: standard input is not read (its end never stops
+    /// anything either way).
+    #[arg(long)]
+    pub unattended: bool,
     /// The event's folder: games.pgn, each game's journal, standings.txt and .json,
     /// event.jsonl. It must not hold an event already.
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]

@@ -102,8 +102,7 @@ fn serve_config(
 
 /// `argus serve`.
 pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
-    use argus::server::{self, Progress};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use argus::server::{self, Progress, Requests};
     let cfg = match &args.resume {
         Some(dir) => {
             // Everything comes from the event's journal: another option would say
@@ -113,7 +112,7 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
                     .ids()
                     // Options only (clap also lists the struct's group, ServeArgs).
                     .filter(|id| {
-                        id.as_str() != "resume"
+                        !["resume", "unattended"].contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
                     })
                     .filter(|id| {
@@ -133,30 +132,20 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
         }
         None => serve_config(&args, matches)?,
     };
-    static STOP: AtomicBool = AtomicBool::new(false);
+    // Ctrl-C and the console's commands reach the event's thread through these.
+    static REQUESTS: Requests = Requests::new();
     ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
+        if REQUESTS.stop() {
             eprintln!("argus serve: interrupted again, exiting now");
             client::engine_process::kill_all();
             std::process::exit(130);
         }
-        eprintln!("argus serve: stopping the games under way (again to exit now)");
+        eprintln!(
+            "argus serve: stopping the games under way, to go on with --resume (again to exit now; `stop after-games` lets them finish)"
+        );
     })
     .context("cannot install the interrupt handler")?;
-    let scheduled = match cfg.format {
-        // Each Swiss round pairs everybody but the bye.
-        argus::tournament::Format::Swiss => {
-            cfg.rounds as usize * (cfg.players.len() / 2) * cfg.games as usize
-        }
-        _ => argus::tournament::schedule(
-            cfg.players.len(),
-            cfg.format,
-            cfg.rounds,
-            cfg.games,
-            cfg.openings.len(),
-        )
-        .len(),
-    };
+    let scheduled = server::scheduled_games(&cfg);
     println!(
         "argus serve: {}{} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
         if args.resume.is_some() {
@@ -180,6 +169,9 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
             "argus serve: players connect to {} (argus client --connect {} --name NAME)",
             args.listen, args.listen
         );
+    }
+    if !args.unattended {
+        super::serve_console::start(&REQUESTS)?;
     }
     let name = |i: usize| cfg.players[i].name().to_string();
     let two = cfg.players.len() == 2;
@@ -211,14 +203,43 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
         }
         Progress::Failed(g, why) => eprintln!("error: game {}: {why}", g.number),
         Progress::Sprt(sprt) => println!("{}", sprt.line()),
+        Progress::Status(status) => {
+            for game in &status.games {
+                let g = &game.spec;
+                println!(
+                    "status: game {}/{scheduled} (round {}): {} vs {}: {game}",
+                    g.number,
+                    g.round,
+                    name(g.white),
+                    name(g.black)
+                );
+            }
+            println!(
+                "status: {} of {} game(s) done, {} under way{}",
+                status.done,
+                status.scheduled,
+                status.games.len(),
+                if status.draining {
+                    "; no new game starts"
+                } else {
+                    ""
+                }
+            );
+        }
+        Progress::Draining(0) => {
+            println!("argus serve: no new game starts; no game is under way");
+        }
+        Progress::Draining(n) => {
+            println!("argus serve: no new game starts; {n} game(s) under way finish first");
+        }
         Progress::Notice(g, notice) if mediator::is_warning(notice) => {
             log::warn!("game {}: {notice}", g.number);
         }
         Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
     };
     let summary = match &args.resume {
-        Some(dir) => server::resume(dir, &STOP, &mut progress)?,
-        None => server::run(&cfg, &STOP, &mut progress)?,
+        Some(dir) => server::resume(dir, &REQUESTS, &mut progress)?,
+        None => server::run(&cfg, &REQUESTS, &mut progress)?,
     };
     // The crosstable of a big event is for standings.txt, not the terminal.
     let text = summary.standings.text();
