@@ -100,8 +100,78 @@ fn serve_config(
     Ok(cfg)
 }
 
-/// `argus serve`.
+/// `argus serve`: with `--config`, the event file's keys are read as the options they
+/// name, before those of the command line, which override them.
 pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
+    let Some(path) = args.config.clone() else {
+        return run_serve(args, matches);
+    };
+    let file = argus::server::config::load(&path)?;
+    let given = |id: &str| {
+        matches.is_some_and(|m| {
+            m.try_get_raw(id).ok().flatten().is_some()
+                && m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        })
+    };
+    // --engine or --player on the command line: the players are the command line's.
+    let players_given = given("engine") || given("player");
+    let from_file: Vec<&argus::server::config::FileOption> = file
+        .iter()
+        .filter(|o| {
+            let id = o.option.replace('-', "_");
+            if ["engine", "player"].contains(&id.as_str()) {
+                !players_given
+            } else {
+                !given(&id)
+            }
+        })
+        .collect();
+    // The command line as typed: its words after `serve`.
+    let typed: Vec<std::ffi::OsString> = std::env::args_os()
+        .skip_while(|a| a != "serve")
+        .skip(1)
+        .collect();
+    let mut argv: Vec<std::ffi::OsString> = vec!["argus".into(), "serve".into()];
+    argv.extend(from_file.iter().flat_map(|o| o.args()).map(Into::into));
+    argv.extend(typed);
+    let merged = match Cli::command().try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e) => {
+            let first = e.to_string();
+            let first = first.lines().next().unwrap_or_default();
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            // An error about a key of the file names the key and its place.
+            let culprit = from_file.iter().find(|o| {
+                let name = format!("'--{}", o.option);
+                first.contains(&format!("{name} ")) || first.contains(&format!("{name}'"))
+            });
+            match culprit {
+                Some(o) => bail!(
+                    "config {}: {}: {}: {first}",
+                    path.display(),
+                    o.at,
+                    o.describe()
+                ),
+                None => bail!("{first}"),
+            }
+        }
+    };
+    let serve = merged
+        .subcommand_matches("serve")
+        .context("argus serve")?
+        .clone();
+    let args = <ServeArgs as clap::FromArgMatches>::from_arg_matches(&serve)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if args.out.is_none() {
+        bail!(
+            "give --out DIR, or `out` in [files] of the event file {}",
+            path.display()
+        );
+    }
+    run_serve(args, Some(&serve))
+}
+
+fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
     use argus::server::{self, Progress, Requests};
     let cfg = match &args.resume {
         Some(dir) => {

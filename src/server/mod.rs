@@ -12,6 +12,7 @@
 //! - `standings.txt` and `standings.json`, rewritten after every game;
 //! - `event.jsonl`: the event's own journal, its settings and then one line per game.
 
+pub mod config;
 mod control;
 mod engines;
 mod game;
