@@ -126,10 +126,19 @@ pub struct ServeArgs {
     /// Adjudicate a draw after this many full moves.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub maxmoves: Option<u32>,
+    /// Run without a console: standard input is not read (its end never stops
+    /// anything either way).
+    #[arg(long)]
+    pub unattended: bool,
     /// The event's folder: games.pgn, each game's journal, standings.txt and .json,
     /// event.jsonl. It must not hold an event already.
-    #[arg(long, value_name = "DIR", required_unless_present = "resume")]
+    #[arg(long, value_name = "DIR", required_unless_present_any = ["resume", "config"])]
     pub out: Option<PathBuf>,
+    /// Take the options from an event file (TOML; see docs/example-serve.toml): every
+    /// option is a key of the same name; an option given here overrides its key, and
+    /// --engine or --player here replace all the file's players.
+    #[arg(long, value_name = "EVENT.toml", conflicts_with = "resume")]
+    pub config: Option<PathBuf>,
     /// Go on with the event in DIR after a stop or a crash: its players and settings
     /// come from DIR/event.jsonl, the games under way go on from their journals, and the
     /// others follow. No other option goes with it.
@@ -733,5 +742,74 @@ mod tests {
         }
         assert_eq!(event.eol, line.eol);
         assert_eq!(event.journal_path("x"), PathBuf::from("argus-x.jsonl"));
+    }
+
+    /// The options of `argus serve` with no key in its event file, and why.
+    const SERVE_NOT_IN_A_FILE: [(&str, &str); 2] = [
+        ("config", "it names the event file itself"),
+        (
+            "resume",
+            "it names the folder of an event to go on with, whose every option is in its event.jsonl",
+        ),
+    ];
+
+    #[test]
+    fn every_option_of_serve_is_a_key_of_the_same_name_and_every_key_an_option() {
+        use crate::server::config::{key_of_option, keys};
+        let cli = Cli::command();
+        let serve = cli.find_subcommand("serve").expect("argus serve");
+        let options: Vec<String> = serve
+            .get_arguments()
+            .filter(|arg| arg.get_id() != "help")
+            .map(|arg| arg.get_long().unwrap_or(arg.get_id().as_str()).to_string())
+            .collect();
+        let mut covered = BTreeSet::new();
+        for name in &options {
+            let key = key_of_option(name);
+            if let Some((_, why)) = SERVE_NOT_IN_A_FILE.iter().find(|(n, _)| n == name) {
+                assert_eq!(key, None, "--{name} is listed as having no key ({why})");
+                continue;
+            }
+            let key = key.unwrap_or_else(|| {
+                panic!(
+                    "--{name} has no key `{}` in argus serve's event file: add one (src/server/config.rs), or list it in SERVE_NOT_IN_A_FILE with the reason",
+                    name.replace('-', "_")
+                )
+            });
+            assert_eq!(
+                key.rsplit('.').next(),
+                Some(name.replace('-', "_").as_str()),
+                "--{name}"
+            );
+            assert!(
+                covered.insert(key.clone()),
+                "{key} is the key of two options"
+            );
+        }
+        for key in keys() {
+            assert!(
+                covered.contains(&key),
+                "argus serve's event-file key {key} is no option of argus serve: add the option (src/cli.rs), or remove the key"
+            );
+        }
+        // A name is one key.
+        let leaves: BTreeSet<String> = keys()
+            .iter()
+            .map(|k| k.rsplit('.').next().unwrap().to_string())
+            .collect();
+        assert_eq!(leaves.len(), keys().len());
+        // An [[engine]]'s keys are --engine's words.
+        let words = [
+            "name", "cmd", "proto", "option", "nodes", "depth", "movetime",
+        ];
+        let mut engine: Vec<&str> = crate::server::config::engine_keys().to_vec();
+        engine.sort_unstable();
+        let mut expected = words.to_vec();
+        expected.sort_unstable();
+        assert_eq!(engine, expected);
+        let spec = crate::server::EngineSpec::parse(
+            &["name=A", "cmd=x", "proto=uci", "option.Hash=1", "nodes=5"].map(String::from),
+        );
+        assert!(spec.is_ok(), "{spec:?}");
     }
 }

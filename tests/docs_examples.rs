@@ -1,11 +1,15 @@
 //! Every example file in `docs/` loads as argus loads it: an event file (`*.toml`) through
-//! the event-file loader, and the openings file it names through the openings reader; an
-//! openings file (`*.epd`) through the openings reader. A file of a type this test does
+//! the event-file loader, and the openings file it names through the openings reader (an
+//! `argus serve` event file, `*serve*.toml`, through its loader and then clap, as
+//! `argus serve --config` reads it); an openings file (`*.epd`) through the openings
+//! reader. A file of a type this test does
 //! not know fails it, so that a new kind of example gets its loader here.
 
 use std::path::{Path, PathBuf};
 
+use argus::cli::{Cli, Command};
 use argus::mediator::config::{EventConfig, read_openings};
+use clap::Parser;
 
 /// The files under `dir`, in sorted order.
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -34,6 +38,33 @@ fn every_example_file_in_docs_loads() {
         match path.extension().and_then(|e| e.to_str()) {
             // The documentation itself.
             Some("md") => continue,
+            Some("toml")
+                if path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains("serve")) =>
+            {
+                let options = argus::server::config::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                let words = options.iter().flat_map(|o| o.args());
+                let cli = Cli::try_parse_from(
+                    ["argus", "serve"]
+                        .into_iter()
+                        .map(String::from)
+                        .chain(words),
+                )
+                .unwrap_or_else(|e| panic!("{shown}: {e}"));
+                let Command::Serve(args) = cli.command else {
+                    panic!("argus serve")
+                };
+                if let Some(openings) = &args.openings {
+                    read_openings(openings).unwrap_or_else(|e| panic!("{shown}: {e}"));
+                }
+                let players = options
+                    .iter()
+                    .filter(|o| o.key == "engine" || o.key == "player")
+                    .count();
+                assert!(players >= 2, "{shown}: an event needs two players");
+                assert!(args.out.is_some(), "{shown}: no out");
+            }
             Some("toml") => {
                 let event = EventConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
                 if let Some(openings) = &event.openings {
@@ -49,7 +80,7 @@ fn every_example_file_in_docs_loads() {
         }
         examples.push(path);
     }
-    for name in ["example-event.toml", "openings.epd"] {
+    for name in ["example-event.toml", "example-serve.toml", "openings.epd"] {
         assert!(
             examples.contains(&docs.join(name)),
             "docs/{name} was not loaded"

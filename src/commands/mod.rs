@@ -4,3 +4,4 @@
 pub(crate) mod client;
 pub(crate) mod demo;
 pub(crate) mod serve;
+pub(crate) mod serve_console;

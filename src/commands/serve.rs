@@ -100,10 +100,79 @@ fn serve_config(
     Ok(cfg)
 }
 
-/// `argus serve`.
+/// `argus serve`: with `--config`, the event file's keys are read as the options they
+/// name, before those of the command line, which override them.
 pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
-    use argus::server::{self, Progress};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(path) = args.config.clone() else {
+        return run_serve(args, matches);
+    };
+    let file = argus::server::config::load(&path)?;
+    let given = |id: &str| {
+        matches.is_some_and(|m| {
+            m.try_get_raw(id).ok().flatten().is_some()
+                && m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        })
+    };
+    // --engine or --player on the command line: the players are the command line's.
+    let players_given = given("engine") || given("player");
+    let from_file: Vec<&argus::server::config::FileOption> = file
+        .iter()
+        .filter(|o| {
+            let id = o.option.replace('-', "_");
+            if ["engine", "player"].contains(&id.as_str()) {
+                !players_given
+            } else {
+                !given(&id)
+            }
+        })
+        .collect();
+    // The command line as typed: its words after `serve`.
+    let typed: Vec<std::ffi::OsString> = std::env::args_os()
+        .skip_while(|a| a != "serve")
+        .skip(1)
+        .collect();
+    let mut argv: Vec<std::ffi::OsString> = vec!["argus".into(), "serve".into()];
+    argv.extend(from_file.iter().flat_map(|o| o.args()).map(Into::into));
+    argv.extend(typed);
+    let merged = match Cli::command().try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e) => {
+            let first = e.to_string();
+            let first = first.lines().next().unwrap_or_default();
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            // An error about a key of the file names the key and its place.
+            let culprit = from_file.iter().find(|o| {
+                let name = format!("'--{}", o.option);
+                first.contains(&format!("{name} ")) || first.contains(&format!("{name}'"))
+            });
+            match culprit {
+                Some(o) => bail!(
+                    "config {}: {}: {}: {first}",
+                    path.display(),
+                    o.at,
+                    o.describe()
+                ),
+                None => bail!("{first}"),
+            }
+        }
+    };
+    let serve = merged
+        .subcommand_matches("serve")
+        .context("argus serve")?
+        .clone();
+    let args = <ServeArgs as clap::FromArgMatches>::from_arg_matches(&serve)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if args.out.is_none() {
+        bail!(
+            "give --out DIR, or `out` in [files] of the event file {}",
+            path.display()
+        );
+    }
+    run_serve(args, Some(&serve))
+}
+
+fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
+    use argus::server::{self, Progress, Requests};
     let cfg = match &args.resume {
         Some(dir) => {
             // Everything comes from the event's journal: another option would say
@@ -113,7 +182,7 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
                     .ids()
                     // Options only (clap also lists the struct's group, ServeArgs).
                     .filter(|id| {
-                        id.as_str() != "resume"
+                        !["resume", "unattended"].contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
                     })
                     .filter(|id| {
@@ -133,30 +202,20 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
         }
         None => serve_config(&args, matches)?,
     };
-    static STOP: AtomicBool = AtomicBool::new(false);
+    // Ctrl-C and the console's commands reach the event's thread through these.
+    static REQUESTS: Requests = Requests::new();
     ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
+        if REQUESTS.stop() {
             eprintln!("argus serve: interrupted again, exiting now");
             client::engine_process::kill_all();
             std::process::exit(130);
         }
-        eprintln!("argus serve: stopping the games under way (again to exit now)");
+        eprintln!(
+            "argus serve: stopping the games under way, to go on with --resume (again to exit now; `stop after-games` lets them finish)"
+        );
     })
     .context("cannot install the interrupt handler")?;
-    let scheduled = match cfg.format {
-        // Each Swiss round pairs everybody but the bye.
-        argus::tournament::Format::Swiss => {
-            cfg.rounds as usize * (cfg.players.len() / 2) * cfg.games as usize
-        }
-        _ => argus::tournament::schedule(
-            cfg.players.len(),
-            cfg.format,
-            cfg.rounds,
-            cfg.games,
-            cfg.openings.len(),
-        )
-        .len(),
-    };
+    let scheduled = server::scheduled_games(&cfg);
     println!(
         "argus serve: {}{} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
         if args.resume.is_some() {
@@ -180,6 +239,9 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
             "argus serve: players connect to {} (argus client --connect {} --name NAME)",
             args.listen, args.listen
         );
+    }
+    if !args.unattended {
+        super::serve_console::start(&REQUESTS)?;
     }
     let name = |i: usize| cfg.players[i].name().to_string();
     let two = cfg.players.len() == 2;
@@ -211,14 +273,43 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
         }
         Progress::Failed(g, why) => eprintln!("error: game {}: {why}", g.number),
         Progress::Sprt(sprt) => println!("{}", sprt.line()),
+        Progress::Status(status) => {
+            for game in &status.games {
+                let g = &game.spec;
+                println!(
+                    "status: game {}/{scheduled} (round {}): {} vs {}: {game}",
+                    g.number,
+                    g.round,
+                    name(g.white),
+                    name(g.black)
+                );
+            }
+            println!(
+                "status: {} of {} game(s) done, {} under way{}",
+                status.done,
+                status.scheduled,
+                status.games.len(),
+                if status.draining {
+                    "; no new game starts"
+                } else {
+                    ""
+                }
+            );
+        }
+        Progress::Draining(0) => {
+            println!("argus serve: no new game starts; no game is under way");
+        }
+        Progress::Draining(n) => {
+            println!("argus serve: no new game starts; {n} game(s) under way finish first");
+        }
         Progress::Notice(g, notice) if mediator::is_warning(notice) => {
             log::warn!("game {}: {notice}", g.number);
         }
         Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
     };
     let summary = match &args.resume {
-        Some(dir) => server::resume(dir, &STOP, &mut progress)?,
-        None => server::run(&cfg, &STOP, &mut progress)?,
+        Some(dir) => server::resume(dir, &REQUESTS, &mut progress)?,
+        None => server::run(&cfg, &REQUESTS, &mut progress)?,
     };
     // The crosstable of a big event is for standings.txt, not the terminal.
     let text = summary.standings.text();

@@ -411,7 +411,7 @@ fn renamed(key: &str, now: &str) -> String {
 }
 
 /// The line and column of byte `offset` of `text`.
-fn position(text: &str, offset: usize) -> Position {
+pub(crate) fn position(text: &str, offset: usize) -> Position {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -424,7 +424,7 @@ fn position(text: &str, offset: usize) -> Position {
     }
 }
 
-fn invalid(text: &str, span: Option<Range<usize>>, problem: Problem) -> ConfigFileError {
+pub(crate) fn invalid(text: &str, span: Option<Range<usize>>, problem: Problem) -> ConfigFileError {
     ConfigFileError::Invalid {
         file: None,
         at: span.map(|s| position(text, s.start)),
@@ -434,7 +434,7 @@ fn invalid(text: &str, span: Option<Range<usize>>, problem: Problem) -> ConfigFi
 
 /// Turns the TOML parser's error into a [`Problem::Syntax`], naming the key when the
 /// problem is a key given twice.
-fn syntax_error(text: &str, e: &toml::de::Error) -> ConfigFileError {
+pub(crate) fn syntax_error(text: &str, e: &toml::de::Error) -> ConfigFileError {
     let mut message = e.message().to_string();
     if message == "duplicate key"
         && let Some(key) = e.span().and_then(|span| text.get(span))
@@ -448,6 +448,16 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> ConfigFileError {
 /// Turns a deserializer's error into a [`Problem`] that names the key at fault, found
 /// from the error's place in the parsed document.
 fn serde_error(text: &str, doc: &DeTable<'_>, e: &toml::de::Error) -> ConfigFileError {
+    serde_error_renamed(text, doc, e, &RENAMED)
+}
+
+/// As [`serde_error`], with the renamed keys of a file of another kind.
+pub(crate) fn serde_error_renamed(
+    text: &str,
+    doc: &DeTable<'_>,
+    e: &toml::de::Error,
+    renamed: &[(&str, &str)],
+) -> ConfigFileError {
     let message = plain_words(e.message());
     let key = e.span().and_then(|span| key_at(doc, span.start));
     let problem = match key {
@@ -455,7 +465,7 @@ fn serde_error(text: &str, doc: &DeTable<'_>, e: &toml::de::Error) -> ConfigFile
             .strip_prefix("unknown field `")
             .and_then(|rest| rest.split_once("`, expected "))
         {
-            Some((_, expected)) => match RENAMED.iter().find(|(old, _)| *old == key) {
+            Some((_, expected)) => match renamed.iter().find(|(old, _)| *old == key) {
                 Some((_, now)) => Problem::Renamed {
                     key,
                     now: now.to_string(),
@@ -495,6 +505,16 @@ fn key_at(table: &DeTable<'_>, offset: usize) -> Option<String> {
             && let Some(sub) = key_at(inner, offset)
         {
             return Some(format!("{name}.{sub}"));
+        }
+        // A key in one of an array of tables (`[[engine]]`) is named by the array's.
+        if let DeValue::Array(items) = value.get_ref() {
+            for item in items.iter() {
+                if let DeValue::Table(inner) = item.get_ref()
+                    && let Some(sub) = key_at(inner, offset)
+                {
+                    return Some(format!("{name}.{sub}"));
+                }
+            }
         }
         let leaf = !matches!(value.get_ref(), DeValue::Table(_));
         if within(key.span()) || (leaf && within(value.span())) {
@@ -645,7 +665,7 @@ pub fn key_of_option(name: &str) -> Option<String> {
 
 /// The names of the fields of the struct `T` as serde reads them: a deserializer that
 /// stops at the struct, keeping the names it is asked for.
-fn field_names<T: de::DeserializeOwned>() -> &'static [&'static str] {
+pub(crate) fn field_names<T: de::DeserializeOwned>() -> &'static [&'static str] {
     use std::cell::Cell;
 
     #[derive(Debug)]

@@ -12,12 +12,17 @@
 //! - `standings.txt` and `standings.json`, rewritten after every game;
 //! - `event.jsonl`: the event's own journal, its settings and then one line per game.
 
+pub mod config;
+mod control;
 mod engines;
 mod game;
 mod listen;
 mod registry;
 mod resume;
 
+pub use control::{
+    ConsoleCommand, GameStatus, HELP as CONSOLE_HELP, Requests, Status, UnknownCommand,
+};
 pub use engines::{EngineSpec, Proto};
 pub use listen::SIGN_ON_WITHIN;
 pub use registry::RemotePlayer;
@@ -123,8 +128,8 @@ pub struct Summary {
     pub played: usize,
     /// Games scheduled.
     pub scheduled: usize,
-    /// Whether the event was stopped before its last game (Ctrl-C, or the SPRT
-    /// reaching a bound).
+    /// Whether the event was stopped before its last game (Ctrl-C, the console's
+    /// `stop` or `stop after-games`, or the SPRT reaching a bound).
     pub stopped: bool,
     /// The SPRT, when the event ran one.
     pub sprt: Option<Sprt>,
@@ -143,6 +148,11 @@ pub enum Progress<'a> {
     Notice(&'a GameSpec, &'a Notice),
     /// A game pair finished and the SPRT moved.
     Sprt(&'a Sprt),
+    /// Where the event stands, as [`Requests::status`] asked.
+    Status(&'a Status),
+    /// No new game starts, as [`Requests::stop_after_games`] asked: this many games
+    /// under way finish first.
+    Draining(usize),
 }
 
 /// An error that stops the event.
@@ -202,9 +212,11 @@ enum Msg {
     Done(GameSpec, Result<Option<GameReport>, String>),
 }
 
-/// Runs the event to its end, or until `stop` is set (the games under way are then
-/// stopped as the serial referee stops: clocks stand, players get `fault`). Calls
-/// `progress` from the calling thread as games begin and end.
+/// Runs the event to its end, or until `requests` asks it to stop (the games under way
+/// are then stopped as the serial referee stops: clocks stand, players get `fault`) or
+/// to stop after the games under way (no new game begins; those under way finish).
+/// Calls `progress` from the calling thread as games begin and end, and to answer
+/// `requests`.
 ///
 /// # Errors
 ///
@@ -213,10 +225,10 @@ enum Msg {
 /// reported through `progress` and left without a record; the event goes on.
 pub fn run(
     cfg: &ServeConfig,
-    stop: &AtomicBool,
+    requests: &Requests,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
-    run_event(cfg, None, stop, progress)
+    run_event(cfg, None, requests, progress)
 }
 
 /// Goes on with the event in `dir` after a stop or a crash, from its `event.jsonl`:
@@ -229,11 +241,11 @@ pub fn run(
 /// As [`run`]; and [`ServeError::Resume`] when the folder holds no event to go on with.
 pub fn resume(
     dir: &Path,
-    stop: &AtomicBool,
+    requests: &Requests,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
     let (cfg, lines) = resume::read(dir)?;
-    run_event(&cfg, Some(lines), stop, progress)
+    run_event(&cfg, Some(lines), requests, progress)
 }
 
 /// Reads the settings of the event in `dir` (for what `argus serve --resume` prints
@@ -249,7 +261,7 @@ pub fn event_settings(dir: &Path) -> Result<ServeConfig, ServeError> {
 fn run_event(
     cfg: &ServeConfig,
     resumed: Option<Vec<serde_json::Value>>,
-    stop: &AtomicBool,
+    requests: &Requests,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
     if cfg.players.len() < 2 {
@@ -375,6 +387,17 @@ fn run_event(
                         && !past.failed.contains(&g.number)
                 })
                 .count();
+            // Stopped after the last game of a round: the next round is paired now.
+            if sw.left == 0 && sw.round < cfg.rounds {
+                let first = games.len() as u32 + 1;
+                let next = sw.next_round(cfg, &mut standings, first);
+                journal.write(&serde_json::json!({
+                    "round": sw.round,
+                    "pairings": next,
+                    "bye": sw.bye,
+                }))?;
+                games.extend(next);
+            }
         }
         queue_games = games
             .iter()
@@ -428,24 +451,31 @@ fn run_event(
     let pending = Mutex::new(Queue {
         games: queue_games,
         more: swiss.as_ref().is_some_and(|sw| sw.round < cfg.rounds),
+        under_way: 0,
+        closed: false,
     });
+    // What `status` shows of the games under way.
+    let mut status: std::collections::BTreeMap<u32, GameStatus> = Default::default();
+    let scheduled = scheduled_games(cfg);
     let under_way = &under_way;
     let (msgs_tx, msgs) = crossbeam_channel::unbounded::<Msg>();
     let controls: Controls = Arc::default();
     let stopping = AtomicBool::new(false);
+    let draining = AtomicBool::new(false);
     let sprt_done = AtomicBool::new(false);
     std::thread::scope(|scope| -> Result<(), ServeError> {
         for worker in 0..cfg.concurrency.max(1) {
-            let (pending, msgs_tx, controls, stopping, event) =
-                (&pending, msgs_tx.clone(), &controls, &stopping, &event);
+            let (pending, msgs_tx, controls, event) =
+                (&pending, msgs_tx.clone(), &controls, &event);
             std::thread::Builder::new()
                 .name(format!("argus-serve-{worker}"))
                 .spawn_scoped(scope, move || {
-                    while let Some(spec) = event.next_game(pending, stopping) {
+                    while let Some(spec) = event.next_game(pending) {
                         let _ = msgs_tx.send(Msg::Started(spec.clone()));
                         let go_on = under_way.contains(&spec.number);
                         let outcome = play(event, &spec, controls, &msgs_tx, go_on);
                         event.release(&spec);
+                        lock(pending).under_way -= 1;
                         let _ = msgs_tx.send(Msg::Done(spec, outcome));
                     }
                 })
@@ -453,13 +483,32 @@ fn run_event(
         }
         drop(msgs_tx);
         loop {
-            let asked = stop.load(Ordering::SeqCst) || sprt_done.load(Ordering::SeqCst);
+            let asked = requests.stopping() || sprt_done.load(Ordering::SeqCst);
             if asked && !stopping.swap(true, Ordering::SeqCst) {
                 // No game begins any more; the games under way stop as the serial
                 // referee stops.
+                lock(&pending).closed = true;
+                event.registry.wake();
                 for control in lock(&controls).values() {
                     let _ = control.send(Control::Stop);
                 }
+            }
+            if requests.draining() && !draining.swap(true, Ordering::SeqCst) {
+                // No game begins any more; the games under way finish.
+                let mut queue = lock(&pending);
+                queue.closed = true;
+                let left = queue.under_way;
+                drop(queue);
+                event.registry.wake();
+                progress(Progress::Draining(left));
+            }
+            if requests.take_status() {
+                progress(Progress::Status(&Status {
+                    games: status.values().cloned().collect(),
+                    done: played,
+                    scheduled: scheduled.max(games.len()),
+                    draining: lock(&pending).closed,
+                }));
             }
             let msg = match msgs.recv_timeout(Duration::from_millis(100)) {
                 Ok(msg) => msg,
@@ -467,9 +516,27 @@ fn run_event(
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
             };
             let done_round = matches!(msg, Msg::Done(..));
+            if let Msg::Done(spec, _) = &msg {
+                status.remove(&spec.number);
+            }
             match msg {
-                Msg::Started(spec) => progress(Progress::Started(&spec)),
+                Msg::Started(spec) => {
+                    status.insert(spec.number, GameStatus::new(spec.clone()));
+                    progress(Progress::Started(&spec));
+                }
                 Msg::Notice(number, notice) => {
+                    if let (
+                        Some(game),
+                        Notice::Moved {
+                            fullmove,
+                            color,
+                            remaining,
+                            ..
+                        },
+                    ) = (status.get_mut(&number), &notice)
+                    {
+                        game.moved(*fullmove, *color, *remaining);
+                    }
                     if let Some(spec) = games.get(number as usize - 1) {
                         progress(Progress::Notice(spec, &notice));
                     }
@@ -528,7 +595,7 @@ fn run_event(
             {
                 sw.left = sw.left.saturating_sub(1);
                 let mut queue = lock(&pending);
-                if sw.left == 0 && sw.round < cfg.rounds && !stopping.load(Ordering::SeqCst) {
+                if sw.left == 0 && sw.round < cfg.rounds && !queue.closed {
                     let first = games.len() as u32 + 1;
                     let next = sw.next_round(cfg, &mut standings, first);
                     journal.write(&serde_json::json!({
@@ -539,24 +606,32 @@ fn run_event(
                     queue.games.extend(next.iter().cloned());
                     games.extend(next);
                 }
-                queue.more = sw.round < cfg.rounds && !stopping.load(Ordering::SeqCst);
+                queue.more = sw.round < cfg.rounds && !queue.closed;
                 drop(queue);
                 event.registry.wake();
             }
         }
         Ok(())
     })?;
+    // Stopped: by a stop, or after the games under way with games left to play.
+    let queue = lock(&pending);
+    let stopped = stopping.load(Ordering::SeqCst)
+        || (draining.load(Ordering::SeqCst)
+            && (!queue.games.is_empty()
+                || queue.more
+                || swiss.as_ref().is_some_and(|sw| sw.round < cfg.rounds)));
+    drop(queue);
     // The event's last word to the players that connected: `disconnect` when it is
     // over, `fault` when it stopped.
     closing.store(true, Ordering::SeqCst);
-    let last = if stopping.load(Ordering::SeqCst) {
+    let last = if stopped {
         listen::referee_record("fault", Some(crate::core::referee::STOP_REASON))
     } else {
         listen::referee_record("disconnect", None)
     };
     for router in registry.routers() {
         router.send(&last);
-        if !stopping.load(Ordering::SeqCst) {
+        if !stopped {
             router.close();
         }
     }
@@ -565,7 +640,7 @@ fn run_event(
         standings,
         played,
         scheduled: games.len(),
-        stopped: stopping.load(Ordering::SeqCst),
+        stopped,
         sprt,
     })
 }
@@ -574,6 +649,10 @@ fn run_event(
 struct Queue {
     games: VecDeque<GameSpec>,
     more: bool,
+    /// Games claimed and not done.
+    under_way: usize,
+    /// No game begins any more (a stop, or `stop after-games`).
+    closed: bool,
 }
 
 /// A Swiss event's state: the history its pairings need, and its round.
@@ -617,6 +696,22 @@ impl SwissState {
     }
 }
 
+/// The games an event schedules: a Swiss event's, from its rounds (each pairs everybody
+/// but the bye).
+pub fn scheduled_games(cfg: &ServeConfig) -> usize {
+    match cfg.format {
+        Format::Swiss => cfg.rounds as usize * (cfg.players.len() / 2) * cfg.games as usize,
+        _ => schedule(
+            cfg.players.len(),
+            cfg.format,
+            cfg.rounds,
+            cfg.games,
+            cfg.openings.len(),
+        )
+        .len(),
+    }
+}
+
 /// The port `argus serve` listens on unless told another address.
 pub const DEFAULT_PORT: u16 = 5150;
 
@@ -638,16 +733,13 @@ impl Event<'_> {
     }
 
     /// The next game whose players are all there, claimed; None when no game is left
-    /// or the event stops. Waits for players that have not connected yet (pairing waits
-    /// for signed-on players).
-    fn next_game(&self, pending: &Mutex<Queue>, stopping: &AtomicBool) -> Option<GameSpec> {
+    /// or no game begins any more. Waits for players that have not connected yet
+    /// (pairing waits for signed-on players).
+    fn next_game(&self, pending: &Mutex<Queue>) -> Option<GameSpec> {
         loop {
-            if stopping.load(Ordering::SeqCst) {
-                return None;
-            }
             {
                 let mut queue = lock(pending);
-                if queue.games.is_empty() && !queue.more {
+                if queue.closed || (queue.games.is_empty() && !queue.more) {
                     return None;
                 }
                 let ready = queue
@@ -655,6 +747,7 @@ impl Event<'_> {
                     .iter()
                     .position(|spec| self.registry.claim(&self.remotes(spec)));
                 if let Some(at) = ready {
+                    queue.under_way += 1;
                     return queue.games.remove(at);
                 }
             }

@@ -1,0 +1,99 @@
+use std::path::Path;
+
+use super::*;
+
+fn words(text: &str) -> Vec<Vec<String>> {
+    parse(text, Path::new("/etc/argus"))
+        .unwrap()
+        .iter()
+        .map(FileOption::args)
+        .collect()
+}
+
+fn error(text: &str) -> String {
+    parse(text, Path::new("")).unwrap_err().to_string()
+}
+
+#[test]
+fn keys_become_the_words_of_their_options_and_players_keep_the_file_order() {
+    let text = r#"
+[tournament]
+games = 4
+tc = "60+0.5"
+resign = "movecount=3 score=600"
+reset_delay = 0.5
+unattended = true
+openings = "openings.epd"
+
+[[player]]
+name = "Ann"
+token = "s3cret"
+
+[[engine]]
+name = "SF"
+cmd = "/usr/games/stockfish"
+proto = "uci"
+option.Hash = 16
+nodes = 1000
+
+[files]
+out = "club"
+"#;
+    assert_eq!(
+        words(text),
+        [
+            vec!["--games=4"],
+            vec!["--openings=/etc/argus/openings.epd"],
+            vec!["--tc=60+0.5"],
+            vec!["--reset-delay=0.5"],
+            vec!["--resign", "movecount=3", "score=600"],
+            vec!["--unattended"],
+            vec!["--out=/etc/argus/club"],
+            vec!["--player", "Ann:s3cret"],
+            vec![
+                "--engine",
+                "name=SF",
+                "cmd=/usr/games/stockfish",
+                "proto=uci",
+                "nodes=1000",
+                "option.Hash=16"
+            ],
+        ]
+    );
+    assert_eq!(
+        words("[tournament]\nunattended = false\n"),
+        Vec::<Vec<String>>::new()
+    );
+}
+
+#[test]
+fn an_unknown_key_is_named_with_its_table_and_place() {
+    assert_eq!(
+        error("[tournament]\ngames = 2\nconcurency = 2\n"),
+        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `unattended`"
+    );
+    let e = error("[[engine]]\nname = \"A\"\ncommand = \"x\"\n");
+    assert!(
+        e.starts_with("config: line 3, column 1: unknown key `command` in [engine]"),
+        "{e}"
+    );
+    // An argus serial file is not an argus serve file.
+    let e = error("[match]\ngames = 2\n");
+    assert!(e.contains("unknown key `match` at the top level"), "{e}");
+}
+
+#[test]
+fn a_player_that_is_no_player_is_refused_where_it_stands() {
+    let e = error("\n[[engine]]\nname = \"A\"\nproto = \"ucci\"\n");
+    assert!(
+        e.starts_with("config: line 2, column 1: `engine` at the top level: --engine proto=ucci"),
+        "{e}"
+    );
+    let e = error("[[player]]\ntoken = \"x\"\n");
+    assert!(e.contains("give it a name"), "{e}");
+    let e = error("[tournament]\nunattended = \"yes\"\n");
+    assert!(
+        e.contains("`unattended` in [tournament]: expected true or false"),
+        "{e}"
+    );
+}
