@@ -18,9 +18,10 @@ CONCURRENCY=${*:-1 8}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin argus --example instant-uci
-ARGUS="$ROOT/target/release/argus"
-ENGINE="$ROOT/target/release/examples/instant-uci"
+# argus as it is installed (Cargo.toml's dist profile: one optimised unit of code).
+cargo build --profile dist --quiet --manifest-path "$ROOT/Cargo.toml" --bin argus --example instant-uci
+ARGUS="$ROOT/target/dist/argus"
+ENGINE="$ROOT/target/dist/examples/instant-uci"
 # The openings of docs/openings.epd without its comments, which not every manager reads.
 OPENINGS="$WORK/openings.epd"
 grep -v '^#' "$ROOT/docs/openings.epd" | grep -v '^[[:space:]]*$' > "$OPENINGS"
