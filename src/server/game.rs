@@ -43,6 +43,8 @@ pub(super) fn game_config(cfg: &ServeConfig, spec: &GameSpec, hosted: bool) -> M
 pub(super) struct GameWatcher<'a> {
     number: u32,
     msgs: &'a Sender<Msg>,
+    /// Where the games under way stand: a move is written here, not sent.
+    boards: &'a Mutex<std::collections::BTreeMap<u32, GameStatus>>,
     report: Option<GameReport>,
     /// The adjudication counters, when the event adjudicates.
     adjudicator: Option<Adjudicator>,
@@ -68,6 +70,20 @@ impl Watcher for GameWatcher<'_> {
                 result: verdict.result,
                 reason: Some(verdict.reason),
             }));
+        }
+        if let Notice::Moved {
+            fullmove,
+            color,
+            remaining,
+            ..
+        } = notice
+        {
+            // A move wakes no other thread: it is for `status` to read, and for the log.
+            if let Some(game) = lock(self.boards).get_mut(&self.number) {
+                game.moved(*fullmove, *color, *remaining);
+            }
+            log::debug!("game {}: {notice}", self.number);
+            return;
         }
         let _ = self.msgs.send(Msg::Notice(self.number, notice.clone()));
     }
@@ -199,6 +215,7 @@ pub(super) fn play(
     let mut watcher = GameWatcher {
         number: spec.number,
         msgs,
+        boards: &event.boards,
         report: None,
         adjudicator: cfg
             .adjudication

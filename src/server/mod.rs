@@ -334,6 +334,7 @@ fn run_event(
         cfg,
         registry: &registry,
         remote_index: &remote_index,
+        boards: Mutex::default(),
     };
     let mut standings = Standings::new(names.clone());
     let mut sprt = cfg.sprt.clone().map(Sprt::new);
@@ -454,8 +455,6 @@ fn run_event(
         under_way: 0,
         closed: false,
     });
-    // What `status` shows of the games under way.
-    let mut status: std::collections::BTreeMap<u32, GameStatus> = Default::default();
     let scheduled = scheduled_games(cfg);
     let under_way = &under_way;
     let (msgs_tx, msgs) = crossbeam_channel::unbounded::<Msg>();
@@ -472,8 +471,10 @@ fn run_event(
                 .spawn_scoped(scope, move || {
                     while let Some(spec) = event.next_game(pending) {
                         let _ = msgs_tx.send(Msg::Started(spec.clone()));
+                        lock(&event.boards).insert(spec.number, GameStatus::new(spec.clone()));
                         let go_on = under_way.contains(&spec.number);
                         let outcome = play(event, &spec, controls, &msgs_tx, go_on);
+                        lock(&event.boards).remove(&spec.number);
                         event.release(&spec);
                         lock(pending).under_way -= 1;
                         let _ = msgs_tx.send(Msg::Done(spec, outcome));
@@ -503,8 +504,9 @@ fn run_event(
                 progress(Progress::Draining(left));
             }
             if requests.take_status() {
+                let games_under_way = lock(&event.boards).values().cloned().collect();
                 progress(Progress::Status(&Status {
-                    games: status.values().cloned().collect(),
+                    games: games_under_way,
                     done: played,
                     scheduled: scheduled.max(games.len()),
                     draining: lock(&pending).closed,
@@ -516,27 +518,9 @@ fn run_event(
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
             };
             let done_round = matches!(msg, Msg::Done(..));
-            if let Msg::Done(spec, _) = &msg {
-                status.remove(&spec.number);
-            }
             match msg {
-                Msg::Started(spec) => {
-                    status.insert(spec.number, GameStatus::new(spec.clone()));
-                    progress(Progress::Started(&spec));
-                }
+                Msg::Started(spec) => progress(Progress::Started(&spec)),
                 Msg::Notice(number, notice) => {
-                    if let (
-                        Some(game),
-                        Notice::Moved {
-                            fullmove,
-                            color,
-                            remaining,
-                            ..
-                        },
-                    ) = (status.get_mut(&number), &notice)
-                    {
-                        game.moved(*fullmove, *color, *remaining);
-                    }
                     if let Some(spec) = games.get(number as usize - 1) {
                         progress(Progress::Notice(spec, &notice));
                     }
@@ -721,6 +705,9 @@ pub(super) struct Event<'a> {
     pub(super) registry: &'a Arc<Registry>,
     /// For each player, its index in the registry when it connects by itself.
     pub(super) remote_index: &'a [Option<usize>],
+    /// Where each game under way stands, as of its last move: its game's thread keeps
+    /// it, so that a move wakes nobody else; `status` reads it.
+    pub(super) boards: Mutex<std::collections::BTreeMap<u32, GameStatus>>,
 }
 
 impl Event<'_> {
