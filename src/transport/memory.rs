@@ -13,12 +13,12 @@
 //!   instead of three.
 
 use std::io::{self, Read, Write};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use super::lines::{LineSplitter, Piece};
+use super::stamped::{self, Feed, StampedLines};
 use super::{Duplex, LinkEvent, PortEvent, READ_TIMEOUT};
 use crate::core::Port;
 
@@ -136,69 +136,30 @@ pub enum Delivered {
 /// ```
 pub fn direct_pair() -> (RefereeEnd, ClientEnd) {
     let (to_client, lines) = crossbeam_channel::unbounded();
-    let target = Arc::new(Mutex::new(Target::Waiting {
-        held: Vec::new(),
-        gone: false,
-    }));
-    let referee = RefereeEnd {
-        to_client,
-        target: Arc::clone(&target),
-    };
+    let (feed, inbox) = stamped::channel();
+    let referee = RefereeEnd { to_client, inbox };
     let client = ClientEnd {
         lines,
         writer: Box::new(DirectWriter {
-            target,
+            feed,
             splitter: LineSplitter::new(),
         }),
     };
     (referee, client)
 }
 
-/// Where the lines a client writes go: held until the mediator attaches the referee's
-/// end, then to its channel, and nowhere once the referee has let go.
-enum Target {
-    Waiting {
-        held: Vec<LinkEvent>,
-        /// The client let go of its end before the mediator attached.
-        gone: bool,
-    },
-    Live {
-        port: Port,
-        events: Sender<PortEvent>,
-    },
-    Closed,
-}
-
-fn lock(target: &Mutex<Target>) -> std::sync::MutexGuard<'_, Target> {
-    target.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// The referee's end of a [`direct_pair`].
 pub struct RefereeEnd {
     to_client: Sender<Delivered>,
-    target: Arc<Mutex<Target>>,
+    /// What the client writes, held until the mediator attaches.
+    inbox: StampedLines,
 }
 
 impl RefereeEnd {
     /// From now on, what the client writes goes to `events` as `port`'s lines: first
     /// what it wrote before, and a lost line if it has let go of its end already.
     pub fn attach(&self, port: Port, events: &Sender<PortEvent>) {
-        let mut target = lock(&self.target);
-        let live = Target::Live {
-            port,
-            events: events.clone(),
-        };
-        if let Target::Waiting { held, gone } = std::mem::replace(&mut *target, live) {
-            for event in held {
-                let _ = events.send(PortEvent { port, event });
-            }
-            if gone {
-                let _ = events.send(PortEvent {
-                    port,
-                    event: client_gone(),
-                });
-            }
-        }
+        self.inbox.attach(port, events);
     }
 
     /// Hands `line` (without terminator) to the client; false once the client has let
@@ -207,12 +168,6 @@ impl RefereeEnd {
         self.to_client
             .send(Delivered::Line(line.to_vec(), Instant::now()))
             .is_ok()
-    }
-}
-
-impl Drop for RefereeEnd {
-    fn drop(&mut self) {
-        *lock(&self.target) = Target::Closed;
     }
 }
 
@@ -225,37 +180,24 @@ pub struct ClientEnd {
     pub writer: Box<dyn Write + Send>,
 }
 
-fn client_gone() -> LinkEvent {
-    LinkEvent::Lost {
-        at: Instant::now(),
-        error: "the client let go of its line".into(),
-    }
-}
-
 /// Splits what the client writes into lines, as a line's reader thread would, and
 /// stamps each as its terminator is written.
 struct DirectWriter {
-    target: Arc<Mutex<Target>>,
+    feed: Feed,
     splitter: LineSplitter,
 }
 
 impl Write for DirectWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut target = lock(&self.target);
         let at = Instant::now();
-        let mut closed = matches!(*target, Target::Closed);
+        let mut closed = false;
+        let feed = &self.feed;
         self.splitter.feed(buf, |piece| {
             let event = match piece {
                 Piece::Line(bytes) => LinkEvent::Line { at, bytes },
                 Piece::Overlong { len } => LinkEvent::Overlong { at, len },
             };
-            match &mut *target {
-                Target::Waiting { held, .. } => held.push(event),
-                Target::Live { port, events } => {
-                    closed |= events.send(PortEvent { port: *port, event }).is_err();
-                }
-                Target::Closed => {}
-            }
+            closed |= feed.deliver(event).is_err();
         });
         if closed {
             return Err(io::Error::new(
@@ -273,16 +215,10 @@ impl Write for DirectWriter {
 
 impl Drop for DirectWriter {
     fn drop(&mut self) {
-        match &mut *lock(&self.target) {
-            Target::Waiting { gone, .. } => *gone = true,
-            Target::Live { port, events } => {
-                let _ = events.send(PortEvent {
-                    port: *port,
-                    event: client_gone(),
-                });
-            }
-            Target::Closed => {}
-        }
+        let _ = self.feed.deliver(LinkEvent::Lost {
+            at: Instant::now(),
+            error: "the client let go of its line".into(),
+        });
     }
 }
 
