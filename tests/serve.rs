@@ -467,17 +467,46 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn spawn(args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_argus"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+fn spawn(args: &[&str]) -> Running {
+    Running(Some(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ))
+}
+
+/// A child process that is killed when the test ends before it does (an assertion
+/// failed): a failing test leaves no referee or client running.
+struct Running(Option<std::process::Child>);
+
+impl std::ops::Deref for Running {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        self.0.as_ref().expect("running")
+    }
+}
+
+impl std::ops::DerefMut for Running {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        self.0.as_mut().expect("running")
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// Waits for `child` to exit within `limit`, killing it if it does not.
-fn finish(mut child: std::process::Child, limit: Duration) -> Output {
+fn finish(mut running: Running, limit: Duration) -> Output {
+    let mut child = running.0.take().expect("running");
     let deadline = Instant::now() + limit;
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
@@ -861,8 +890,9 @@ fn an_event_stopped_by_ctrl_c_goes_on_with_resume() {
         "--out",
         out_s,
     ]);
-    let journal = out.join("games/game-0002.jsonl");
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // Game 3 under way: game 1 or 2 is over (two at once).
+    let journal = out.join("games/game-0003.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(30);
     while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 3000 {
         assert!(Instant::now() < deadline, "no game under way");
         std::thread::sleep(Duration::from_millis(20));
@@ -894,6 +924,13 @@ fn an_event_stopped_by_ctrl_c_goes_on_with_resume() {
         stdout.contains("argus serve: 4 of 4 game(s) played"),
         "{stdout}"
     );
+    // The score counts the games played before the stop too.
+    let last_score = stdout.lines().rfind(|l| l.starts_with("score: ")).unwrap();
+    let points: f64 = last_score
+        .split_whitespace()
+        .filter_map(|w| w.parse::<f64>().ok())
+        .sum();
+    assert_eq!(points, 4.0, "{stdout}");
     assert_eq!(pgn_results(&out).len(), 4);
     let event = std::fs::read_to_string(out.join("event.jsonl")).unwrap();
     for n in 1..=4 {

@@ -215,6 +215,10 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         );
     })
     .context("cannot install the interrupt handler")?;
+    if cfg.players.len() < 2 {
+        // Said before anything else is printed.
+        return Err(server::ServeError::TooFew.into());
+    }
     let scheduled = server::scheduled_games(&cfg);
     println!(
         "argus serve: {}{} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
@@ -229,7 +233,6 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         cfg.concurrency,
         cfg.out.display()
     );
-    let mut score = [0u32; 2];
     if cfg
         .players
         .iter()
@@ -253,20 +256,17 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
             name(g.white),
             name(g.black)
         ),
-        Progress::Finished(g, report) => {
+        Progress::Finished(g, report, standings) => {
             println!(
                 "game {}/{scheduled}: {} vs {}: {} ({})",
                 g.number, report.white, report.black, report.result, report.reason
             );
             if two {
-                let [white_half, black_half] = report.result.half_points().unwrap_or([0, 0]);
-                score[g.white] += white_half;
-                score[g.black] += black_half;
                 println!(
                     "score: {} {} - {} {}",
                     name(0),
-                    f64::from(score[0]) / 2.0,
-                    f64::from(score[1]) / 2.0,
+                    f64::from(standings.half_points(0)) / 2.0,
+                    f64::from(standings.half_points(1)) / 2.0,
                     name(1)
                 );
             }

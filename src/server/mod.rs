@@ -140,8 +140,9 @@ pub struct Summary {
 pub enum Progress<'a> {
     /// A game begins.
     Started(&'a GameSpec),
-    /// A game ended.
-    Finished(&'a GameSpec, &'a GameReport),
+    /// A game ended, and the standings with it (those of the games before a resume
+    /// too).
+    Finished(&'a GameSpec, &'a GameReport, &'a Standings),
     /// A game could not be played (an engine that does not start, say).
     Failed(&'a GameSpec, &'a str),
     /// A notice from a game's referee.
@@ -172,7 +173,7 @@ pub enum ServeError {
         source: io::Error,
     },
     /// Fewer than two players.
-    #[error("an event needs two players or more; give --engine for each")]
+    #[error("an event needs two players or more: give --engine or --player for each")]
     TooFew,
     /// An SPRT where it cannot be run.
     #[error("--sprt {0}")]
@@ -544,15 +545,16 @@ fn run_event(
                     if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
                         log::error!("{e}; the game is in its journal");
                     }
-                    progress(Progress::Finished(&spec, &report));
-                    if count_result(
+                    let pair_done = count_result(
                         &spec,
                         report.result,
                         &mut standings,
                         &mut swiss,
                         &mut sprt,
                         &mut halves,
-                    ) {
+                    );
+                    progress(Progress::Finished(&spec, &report, &standings));
+                    if pair_done {
                         progress(Progress::Sprt(
                             sprt.as_ref().expect("a pair counts for an SPRT"),
                         ));
