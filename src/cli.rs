@@ -72,6 +72,11 @@ pub struct ServeArgs {
     /// The connections taken at once; one more gets a fault and is closed.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_clients: u32,
+    /// Serve the audience's page on ADDR (HOST:PORT, or a port alone for 127.0.0.1):
+    /// every game in progress live, /game/N, /live.pgn and the /events stream
+    /// (docs/views.md). Off unless given.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
     /// How players are paired: everybody meets everybody, or the first player meets
     /// each of the others.
     #[arg(long, value_enum, default_value_t = crate::tournament::Format::RoundRobin)]
@@ -267,7 +272,7 @@ pub struct SerialArgs {
             "port_a", "port_b", "baud", "data_bits", "parity", "stop_bits", "flow", "eol",
             "tc", "games", "openings", "event", "site", "round", "name_a", "name_b", "pgn",
             "journal", "reset_delay", "conclude_delay", "draw_rule", "illegal",
-            "no_wire_compensation",
+            "no_wire_compensation", "http",
         ]
     )]
     pub config: Option<PathBuf>,
@@ -335,6 +340,11 @@ pub struct SerialArgs {
     /// a pty when --baud is given.
     #[arg(long)]
     pub no_wire_compensation: bool,
+    /// Serve the audience's page on ADDR (HOST:PORT, or a port alone for 127.0.0.1):
+    /// the games live, /live.pgn and the /events stream (docs/views.md). Off unless
+    /// given.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
 }
 
 /// For an option of `argus serial` given with `--config`, which clap refuses: where the

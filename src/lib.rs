@@ -13,3 +13,4 @@ pub mod mediator;
 pub mod server;
 pub mod tournament;
 pub mod transport;
+pub mod watch;

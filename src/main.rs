@@ -167,6 +167,8 @@ struct Plan {
     attended: bool,
     /// Whether the settings came from an event file (`--config`).
     from_config: bool,
+    /// Where the audience's page is served (`--http`), when it is.
+    http: Option<String>,
 }
 
 enum Start {
@@ -249,6 +251,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         start: Start::New(Box::new(config)),
         attended: !args.unattended,
         from_config: false,
+        http: args.http,
     })
 }
 
@@ -309,6 +312,7 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
         start: Start::New(Box::new(config)),
         attended: !unattended,
         from_config: true,
+        http: event.http.clone(),
     })
 }
 
@@ -364,6 +368,10 @@ fn plan_resume(
         start: Start::Resume(Box::new(rebuilt)),
         attended: !(args.unattended || event.as_ref().is_some_and(|e| e.unattended)),
         from_config: config.is_some(),
+        http: args
+            .http
+            .clone()
+            .or_else(|| event.as_ref().and_then(|e| e.http.clone())),
     })
 }
 
@@ -461,12 +469,25 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         resume,
     };
     let games = referee.config().games;
+    let mut watcher: Box<dyn mediator::Watcher> = match &plan.http {
+        Some(addr) => {
+            let config = referee.config();
+            let live = commands::start_page(addr, &config.event, &config.site)?;
+            let before = options.resume.as_ref().map(|t| t.tally).unwrap_or_default();
+            Box::new(argus::watch::feed::MatchFeed::new(
+                PrintWatcher,
+                live,
+                before,
+            ))
+        }
+        None => Box::new(PrintWatcher),
+    };
     let outcome = mediator::run(
         referee,
         lines,
         options,
         &mut records,
-        &mut PrintWatcher,
+        watcher.as_mut(),
         controls(plan.attended)?,
     )?;
     let tally = outcome.tally;

@@ -8,7 +8,8 @@
 //! clap's defaults; an event file is the whole event, so every value it sets counts.
 //! What may differ: the ports (USB adapters may come up with other names after a reboot;
 //! the ports given are used), whether a console is read in this run when the journal's
-//! match ran unattended, and what the journal does not hold (the date).
+//! match ran unattended, where the audience's page is served (`--http`), and what the
+//! journal does not hold (the date).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -615,6 +616,8 @@ mod tests {
             "illegal",
             "unattended",
             "no_wire_compensation",
+            // How the games are shown is not the match's: any page, or none, goes.
+            "http",
         ];
         let cli = Cli::command();
         let serial = cli.find_subcommand("serial").unwrap();

@@ -182,7 +182,7 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
                     .ids()
                     // Options only (clap also lists the struct's group, ServeArgs).
                     .filter(|id| {
-                        !["resume", "unattended"].contains(&id.as_str())
+                        !["resume", "unattended", "http"].contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
                     })
                     .filter(|id| {
@@ -246,6 +246,10 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
     if !args.unattended {
         super::serve_console::start(&REQUESTS)?;
     }
+    let live = match &args.http {
+        Some(addr) => Some(super::start_page(addr, &cfg.event, &cfg.site)?),
+        None => None,
+    };
     let name = |i: usize| cfg.players[i].name().to_string();
     let two = cfg.players.len() == 2;
     let mut progress = |p: Progress<'_>| match p {
@@ -308,8 +312,8 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
     };
     let summary = match &args.resume {
-        Some(dir) => server::resume(dir, &REQUESTS, &mut progress)?,
-        None => server::run(&cfg, &REQUESTS, &mut progress)?,
+        Some(dir) => server::resume(dir, &REQUESTS, live.as_ref(), &mut progress)?,
+        None => server::run(&cfg, &REQUESTS, live.as_ref(), &mut progress)?,
     };
     // The crosstable of a big event is for standings.txt, not the terminal.
     let text = summary.standings.text();

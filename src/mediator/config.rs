@@ -96,6 +96,8 @@ pub struct EventConfig {
     /// by default that time is deducted where the line's rate is known (see
     /// [`EventConfig::wire_timing`]).
     pub no_wire_compensation: bool,
+    /// Where the audience's page is served, when it is (`--http`).
+    pub http: Option<String>,
 }
 
 /// One player's connection.
@@ -538,6 +540,14 @@ struct RawFile {
     line: RawLine,
     #[serde(default)]
     player: RawPlayers,
+    #[serde(default)]
+    network: RawNetwork,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawNetwork {
+    http: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -627,6 +637,7 @@ pub fn keys() -> Vec<String> {
         let leaves = match *table {
             "match" => field_names::<RawMatch>(),
             "files" => field_names::<RawFiles>(),
+            "network" => field_names::<RawNetwork>(),
             "line" => field_names::<RawLine>(),
             "player" => {
                 for player in field_names::<RawPlayers>() {
@@ -761,6 +772,7 @@ impl Builder<'_> {
             files,
             line,
             player,
+            network,
         } = raw;
         let games = match event.games {
             None => 1,
@@ -834,6 +846,7 @@ impl Builder<'_> {
             eol,
             unattended: event.unattended.unwrap_or(false),
             no_wire_compensation: line.no_wire_compensation.unwrap_or(false),
+            http: network.http,
         })
     }
 

@@ -129,6 +129,7 @@ struct RawFiles {
 struct RawNetwork {
     listen: Value,
     max_clients: Value,
+    http: Value,
 }
 
 /// One `[[engine]]`: the keys of `--engine`'s words.
@@ -267,6 +268,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
     scalar("files", "out", &raw.files.out)?;
     scalar("network", "listen", &raw.network.listen)?;
     scalar("network", "max_clients", &raw.network.max_clients)?;
+    scalar("network", "http", &raw.network.http)?;
     // The players, in the order of the file.
     let mut players: Vec<(usize, FileOption)> = Vec::new();
     for engine in &raw.engine {

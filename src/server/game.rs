@@ -45,6 +45,9 @@ pub(super) struct GameWatcher<'a> {
     msgs: &'a Sender<Msg>,
     /// Where the games under way stand: a move is written here, not sent.
     boards: &'a Mutex<std::collections::BTreeMap<u32, GameStatus>>,
+    /// The views' model, and the game's round in it.
+    live: Option<&'a Arc<crate::watch::live::Live>>,
+    round: u32,
     report: Option<GameReport>,
     /// The adjudication counters, when the event adjudicates.
     adjudicator: Option<Adjudicator>,
@@ -55,6 +58,9 @@ pub(super) struct GameWatcher<'a> {
 
 impl Watcher for GameWatcher<'_> {
     fn notice(&mut self, notice: &Notice) {
+        if let Some(live) = self.live {
+            live.notice(self.number, self.round, notice);
+        }
         if let (
             Some(adjudicator),
             Notice::Moved {
@@ -216,6 +222,8 @@ pub(super) fn play(
         number: spec.number,
         msgs,
         boards: &event.boards,
+        live: event.live,
+        round: spec.round,
         report: None,
         adjudicator: cfg
             .adjudication

@@ -30,6 +30,8 @@ pub use registry::RemotePlayer;
 use game::{game_config, play};
 use registry::Registry;
 
+use crate::watch::live::Live;
+
 /// A player of an event: an engine argus starts, or a player that connects over TCP.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -227,9 +229,10 @@ enum Msg {
 pub fn run(
     cfg: &ServeConfig,
     requests: &Requests,
+    live: Option<&Arc<Live>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
-    run_event(cfg, None, requests, progress)
+    run_event(cfg, None, requests, live, progress)
 }
 
 /// Goes on with the event in `dir` after a stop or a crash, from its `event.jsonl`:
@@ -243,10 +246,11 @@ pub fn run(
 pub fn resume(
     dir: &Path,
     requests: &Requests,
+    live: Option<&Arc<Live>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
     let (cfg, lines) = resume::read(dir)?;
-    run_event(&cfg, Some(lines), requests, progress)
+    run_event(&cfg, Some(lines), requests, live, progress)
 }
 
 /// Reads the settings of the event in `dir` (for what `argus serve --resume` prints
@@ -263,6 +267,7 @@ fn run_event(
     cfg: &ServeConfig,
     resumed: Option<Vec<serde_json::Value>>,
     requests: &Requests,
+    live: Option<&Arc<Live>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
     if cfg.players.len() < 2 {
@@ -336,6 +341,7 @@ fn run_event(
         registry: &registry,
         remote_index: &remote_index,
         boards: Mutex::default(),
+        live,
     };
     let mut standings = Standings::new(names.clone());
     let mut sprt = cfg.sprt.clone().map(Sprt::new);
@@ -416,7 +422,7 @@ fn run_event(
                 under_way.insert(g.number);
             }
         }
-        write_standings(&cfg.out, &standings, sprt.as_ref())?;
+        write_standings(&cfg.out, &standings, sprt.as_ref(), live)?;
         log::info!(
             "argus serve: resuming {}: {played} game(s) with a result, {} under way, {} to play",
             cfg.out.display(),
@@ -565,7 +571,7 @@ fn run_event(
                             sprt_done.store(true, Ordering::SeqCst);
                         }
                     }
-                    write_standings(&cfg.out, &standings, sprt.as_ref())?;
+                    write_standings(&cfg.out, &standings, sprt.as_ref(), live)?;
                 }
                 Msg::Done(_, Ok(None)) => {}
                 Msg::Done(spec, Err(why)) => {
@@ -621,7 +627,7 @@ fn run_event(
             router.close();
         }
     }
-    write_standings(&cfg.out, &standings, sprt.as_ref())?;
+    write_standings(&cfg.out, &standings, sprt.as_ref(), live)?;
     Ok(Summary {
         standings,
         played,
@@ -710,6 +716,8 @@ pub(super) struct Event<'a> {
     /// Where each game under way stands, as of its last move: its game's thread keeps
     /// it, so that a move wakes nobody else; `status` reads it.
     pub(super) boards: Mutex<std::collections::BTreeMap<u32, GameStatus>>,
+    /// The views' model of the games (`--http`), when there are views.
+    pub(super) live: Option<&'a Arc<Live>>,
 }
 
 impl Event<'_> {
@@ -856,6 +864,7 @@ fn write_standings(
     out: &Path,
     standings: &Standings,
     sprt: Option<&Sprt>,
+    live: Option<&Arc<Live>>,
 ) -> Result<(), ServeError> {
     let mut json = standings.json();
     let mut text = standings.text();
@@ -864,6 +873,9 @@ fn write_standings(
         text.push('\n');
         text.push_str(&sprt.line());
         text.push('\n');
+    }
+    if let Some(live) = live {
+        live.standings(json.clone());
     }
     let json = serde_json::to_string_pretty(&json).unwrap_or_default();
     for (name, text) in [("standings.txt", text), ("standings.json", json)] {

@@ -518,6 +518,9 @@ impl Referee {
             number,
             white: cur.names[0].clone(),
             black: cur.names[1].clone(),
+            fen: Fen::from_position(cur.game.start(), EnPassantMode::Legal).to_string(),
+            clocks: [Color::White, Color::Black].map(|c| cur.game.clocks().remaining(c)),
+            time_control: self.cfg.time_control.to_string(),
         });
         let reset = record(cur.game.start(), "reset");
         self.current = Some(cur);

@@ -2,6 +2,7 @@
 //! and requests to send again.
 
 use super::*;
+use shakmaty::uci::UciMove;
 
 impl Referee {
     /// Judges the replies of `port` that were waiting for its clock to start.
@@ -149,10 +150,18 @@ impl Referee {
             return self.finish(finish);
         }
         let analysis = analysis_text(rec, cur.game.position());
-        let score = rec
-            .operands("ce")
-            .and_then(|ops| ops.first())
-            .and_then(Operand::as_integer);
+        let int = |op: &str| {
+            rec.operands(op)
+                .and_then(|ops| ops.first())
+                .and_then(Operand::as_integer)
+        };
+        let (score, depth) = (int("ce"), int("acd"));
+        let pv = ["pv", "pm"]
+            .iter()
+            .find_map(|op| rec.operands(op))
+            .map(|ops| san_line(cur.game.position(), ops))
+            .unwrap_or_default();
+        let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
         let number = cur.number;
         let played = cur.game.play(m, elapsed, analysis);
         let moved = Notice::Moved {
@@ -166,6 +175,10 @@ impl Referee {
                 cur.game.clocks().remaining(Color::Black),
             ],
             score,
+            depth,
+            pv,
+            uci,
+            fen: Fen::from_position(cur.game.position(), EnPassantMode::Legal).to_string(),
         };
         cur.clock_started = None;
         cur.offer = rec.has("draw_offer").then_some(color);

@@ -276,6 +276,12 @@ pub enum Notice {
         white: String,
         /// Black's name.
         black: String,
+        /// The position it starts from (FEN).
+        fen: String,
+        /// White's and Black's time at the start, when timed.
+        clocks: [Option<Duration>; 2],
+        /// The time control, as the PGN's TimeControl tag.
+        time_control: String,
     },
     /// A move was played.
     Moved {
@@ -293,6 +299,15 @@ pub enum Notice {
         remaining: [Option<Duration>; 2],
         /// The mover's own evaluation (`ce`, centipawns from its side), when it gave one.
         score: Option<i64>,
+        /// The depth of its search (`acd`), when it gave one.
+        depth: Option<i64>,
+        /// Its principal variation from the position it moved in, in SAN (`pv`, or `pm`
+        /// alone), cut at its first move that is not legal; empty when it gave none.
+        pv: Vec<String>,
+        /// The move's squares in UCI (`e2e4`, `e7e8q`), for a board to mark it.
+        uci: String,
+        /// The position after the move (FEN).
+        fen: String,
     },
     /// A game ended.
     GameOver {
@@ -420,6 +435,7 @@ impl fmt::Display for Notice {
                 number,
                 white,
                 black,
+                ..
             } => write!(f, "game {number}: {white} (White) vs {black} (Black)"),
             Notice::Moved {
                 number,

@@ -142,6 +142,7 @@ fn missing_keys_take_the_defaults_of_argus_serial() {
             eol: Eol::Lf,
             unattended: false,
             no_wire_compensation: false,
+            http: None,
         }
     );
     assert_eq!(config.ports[0].line.to_string(), "9600 8N1 flow none");

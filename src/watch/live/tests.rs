@@ -1,0 +1,110 @@
+use super::*;
+use crate::core::game::GameResult;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+fn started(white: &str, black: &str) -> Notice {
+    Notice::GameStarted {
+        number: 1,
+        white: white.into(),
+        black: black.into(),
+        fen: START.into(),
+        clocks: [Some(Duration::from_secs(60)); 2],
+        time_control: "60".into(),
+    }
+}
+
+fn e4() -> Notice {
+    Notice::Moved {
+        number: 1,
+        fullmove: 1,
+        color: Color::White,
+        san: "e4".into(),
+        emt: Duration::from_millis(1500),
+        remaining: [
+            Some(Duration::from_millis(58_500)),
+            Some(Duration::from_secs(60)),
+        ],
+        score: Some(30),
+        depth: Some(12),
+        pv: vec!["e4".into(), "e5".into()],
+        uci: "e2e4".into(),
+        fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+    }
+}
+
+fn json(update: &Update) -> serde_json::Value {
+    serde_json::from_str(&update.json).unwrap()
+}
+
+#[test]
+fn a_subscriber_gets_the_snapshot_then_every_change_in_order() {
+    let live = Live::new();
+    live.notice(3, 2, &started("Ann", "Bob"));
+    let (snapshot, updates) = live.subscribe();
+    let snapshot: serde_json::Value = serde_json::from_str(&snapshot).unwrap();
+    assert_eq!(snapshot["seq"], 1);
+    assert_eq!(snapshot["games"][0]["white"], "Ann");
+    assert_eq!(snapshot["games"][0]["running"], "w");
+    live.notice(3, 2, &e4());
+    let moved = json(&updates.try_recv().unwrap());
+    assert_eq!(moved["type"], "move");
+    assert_eq!(moved["seq"], 2);
+    assert_eq!(moved["game"], 3);
+    assert_eq!(moved["move"]["uci"], "e2e4");
+    assert_eq!(moved["move"]["pv"][1], "e5");
+    assert_eq!(moved["clocks_ms"][0], 58_500);
+    assert_eq!(moved["running"], "b");
+    live.notice(
+        3,
+        2,
+        &Notice::GameOver {
+            number: 1,
+            result: GameResult::WhiteWins,
+            reason: "Black resigns".into(),
+        },
+    );
+    let over = json(&updates.try_recv().unwrap());
+    assert_eq!(
+        (over["type"].as_str(), over["result"].as_str()),
+        (Some("over"), Some("1-0"))
+    );
+    let game = live.game(3).unwrap();
+    assert_eq!(game.moves.len(), 1);
+    assert_eq!(game.running, None);
+    assert!(updates.try_recv().is_err());
+}
+
+#[test]
+fn a_subscriber_that_stops_reading_is_let_go() {
+    let live = Live::new();
+    let (_, updates) = live.subscribe();
+    live.notice(1, 1, &started("Ann", "Bob"));
+    for _ in 0..SUBSCRIBER_QUEUE {
+        live.notice(1, 1, &e4());
+    }
+    assert_eq!(live.subscribers(), 0);
+    drop(updates);
+    let (_, _kept) = live.subscribe();
+    live.notice(1, 1, &e4());
+    assert_eq!(live.subscribers(), 1);
+}
+
+#[test]
+fn a_new_round_clears_the_finished_games_of_the_last() {
+    let live = Live::new();
+    live.notice(1, 1, &started("Ann", "Bob"));
+    live.notice(2, 1, &started("Cy", "Di"));
+    live.notice(
+        1,
+        1,
+        &Notice::GameOver {
+            number: 1,
+            result: GameResult::Draw,
+            reason: "agreed".into(),
+        },
+    );
+    live.notice(3, 2, &started("Ann", "Cy"));
+    let numbers: Vec<u32> = live.games().iter().map(|g| g.number).collect();
+    assert_eq!(numbers, [2, 3], "game 2 is still under way");
+}

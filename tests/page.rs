@@ -1,0 +1,282 @@
+//! The audience's page in a real browser: headless Chromium (Debian's `chromium`)
+//! driven over the DevTools protocol on a pipe, against `argus serve --http`. The page
+//! must draw the games, move their pieces and count their clocks down as the games go
+//! on, say when the feed has stopped, and serve a live PGN that an outside reader
+//! takes. A screenshot is kept (target/page-test.png; docs/page.png is one).
+
+#![cfg(unix)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use common::{Killer, check_pgn_with_pgn_reader};
+use serde_json::{Value, json};
+
+/// A browser driven over `--remote-debugging-pipe`: commands go in on its fd 3, answers
+/// and events come out on its fd 4, each a JSON object ended by a NUL byte.
+struct Browser {
+    child: Child,
+    to: std::fs::File,
+    from: BufReader<std::fs::File>,
+    next: u64,
+    session: Option<String>,
+}
+
+fn pipe() -> (OwnedFd, OwnedFd) {
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two fresh descriptors into the array it is given.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both are open and owned by nobody else.
+    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+}
+
+impl Browser {
+    fn start(profile: &Path) -> Browser {
+        let (cmd_read, cmd_write) = pipe();
+        let (out_read, out_write) = pipe();
+        let (r, w) = (cmd_read.as_raw_fd(), out_write.as_raw_fd());
+        let mut command = Command::new("chromium");
+        command
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--remote-debugging-pipe",
+                "--window-size=1280,900",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: dup2 and close are async-signal-safe; only the child's descriptors
+        // are changed, between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(r, 3) < 0 || libc::dup2(w, 4) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = command.spawn().expect("chromium is installed");
+        drop((cmd_read, out_write));
+        Browser {
+            child,
+            to: std::fs::File::from(cmd_write),
+            from: BufReader::new(std::fs::File::from(out_read)),
+            next: 0,
+            session: None,
+        }
+    }
+
+    /// Sends `method` with `params` (to the page once attached) and waits for its answer.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(session) = &self.session {
+            msg["sessionId"] = json!(session);
+        }
+        self.to.write_all(msg.to_string().as_bytes()).unwrap();
+        self.to.write_all(b"\0").unwrap();
+        self.to.flush().unwrap();
+        loop {
+            let mut buf = Vec::new();
+            let n = self.from.read_until(0, &mut buf).unwrap();
+            assert!(n > 0, "the browser closed its pipe");
+            buf.pop();
+            let answer: Value = serde_json::from_slice(&buf).unwrap();
+            if answer["id"] == json!(id) {
+                assert!(answer.get("error").is_none(), "{method}: {answer}");
+                return answer["result"].clone();
+            }
+        }
+    }
+
+    fn open(&mut self, url: &str) {
+        let target = self.call("Target.createTarget", json!({ "url": url }));
+        let attached = self.call(
+            "Target.attachToTarget",
+            json!({ "targetId": target["targetId"], "flatten": true }),
+        );
+        self.session = Some(attached["sessionId"].as_str().unwrap().to_string());
+    }
+
+    /// Evaluates `expression` in the page and returns its value.
+    fn eval(&mut self, expression: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": expression, "returnByValue": true }),
+        );
+        r["result"]["value"].clone()
+    }
+
+    /// Waits until `expression` is true in the page.
+    fn wait_for(&mut self, expression: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.eval(expression) != json!(true) {
+            assert!(Instant::now() < deadline, "never true: {expression}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn screenshot(&mut self, path: &Path) {
+        let shot = self.call("Page.captureScreenshot", json!({ "format": "png" }));
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap())
+            .unwrap();
+        std::fs::write(path, png).unwrap();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `argus serve` with the page on a free port; returns it and the page's address.
+fn serve(out: &Path) -> (Killer, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args([
+            "serve",
+            "--unattended",
+            "--concurrency",
+            "2",
+            "--games",
+            "2",
+        ])
+        .args([
+            "--tc",
+            "15+0",
+            "--http",
+            "127.0.0.1:0",
+            "--event",
+            "Club night",
+        ])
+        .args(["--engine", "name=Ann", "proto=random", "movetime=250"])
+        .args(["--engine", "name=Bob", "proto=random", "movetime=250"])
+        .args(["--engine", "name=Cy", "proto=random", "movetime=250"])
+        .args(["--engine", "name=Di", "proto=random", "movetime=250"])
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let killer = Killer(child);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "no address said");
+        if let Some(rest) = line.split("shown at ").nth(1) {
+            let url = rest.split_whitespace().next().unwrap().to_string();
+            // Keep reading its output, so that it never blocks on a full pipe.
+            std::thread::spawn(move || {
+                let mut sink = Vec::new();
+                let _ = stdout.read_to_end(&mut sink);
+            });
+            return (killer, url);
+        }
+    }
+}
+
+fn get(url: &str) -> String {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    text.split_once("\r\n\r\n").unwrap().1.to_string()
+}
+
+/// The pieces of game `n` as the page draws them: square -> piece letter.
+const PIECES: &str = "(n) => Object.fromEntries([...document.querySelectorAll(`#game-${n} [data-square]`)]\
+    .map(s => [s.dataset.square, s.querySelector('[data-piece]')?.dataset.piece || '']))";
+
+#[test]
+#[ignore = "needs chromium"]
+fn the_page_shows_the_games_moving_and_their_clocks_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut argus, url) = serve(&dir.path().join("event"));
+    let mut browser = Browser::start(&dir.path().join("profile"));
+    browser.open(&url);
+    browser.wait_for(
+        "document.querySelectorAll('article.game').length === 2",
+        Duration::from_secs(15),
+    );
+    // The starting position of game 1 as drawn, and its clocks.
+    let before = browser.eval(&format!("({PIECES})(1)"));
+    let clocks = "[...document.querySelectorAll('#game-1 .clock')].map(c => c.textContent)";
+    let clocks_before = browser.eval(clocks);
+    // A few moves later: pieces have moved, the last move is marked, a clock ran.
+    browser.wait_for(
+        "document.querySelector('#game-1 .last').textContent.startsWith('3.')",
+        Duration::from_secs(20),
+    );
+    let after = browser.eval(&format!("({PIECES})(1)"));
+    let moved: Vec<&String> = before
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|sq| before[sq.as_str()] != after[sq.as_str()])
+        .collect();
+    assert!(moved.len() >= 4, "moved squares {moved:?}");
+    assert_eq!(
+        browser.eval("document.querySelectorAll('#game-1 .sq.mark').length"),
+        json!(2)
+    );
+    assert_ne!(browser.eval(clocks), clocks_before);
+    assert_eq!(
+        browser.eval("document.querySelector('#game-1 .player.white .name').textContent"),
+        json!("\u{25CB} Ann")
+    );
+    assert_eq!(
+        browser.eval("document.getElementById('feed').className"),
+        json!("feed live")
+    );
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("page-test.png");
+    browser.screenshot(&shot);
+    assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
+
+    // The live PGN: every game of the round, read by an outside reader, with a clock
+    // after each move.
+    let pgn = get(&format!("{url}live.pgn"));
+    check_pgn_with_pgn_reader(&pgn, 2);
+    assert!(pgn.contains("[Event \"Club night\"]"), "{pgn}");
+    assert!(pgn.contains("{ [%clk 0:00:1"), "{pgn}");
+
+    // One game, large, with its moves.
+    browser.open(&format!("{url}game/2"));
+    browser.wait_for(
+        "document.querySelectorAll('article.game').length === 1 && document.querySelectorAll('#moves li').length > 0",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        browser.eval("document.querySelector('article.game').id"),
+        json!("game-2")
+    );
+
+    // The referee killed: the page says its feed is stale instead of freezing.
+    let _ = argus.0.kill();
+    let _ = argus.0.wait();
+    browser.wait_for(
+        "document.getElementById('feed').className === 'feed stale'",
+        Duration::from_secs(10),
+    );
+}
