@@ -280,3 +280,63 @@ fn the_page_shows_the_games_moving_and_their_clocks_running() {
         Duration::from_secs(10),
     );
 }
+
+/// `argus demo --http` (the serial referee over pty pairs): the state, the live PGN and
+/// the event stream follow its game as it goes, with no browser.
+#[test]
+fn the_serial_referee_feeds_the_state_the_live_pgn_and_the_event_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["demo", "--games", "1", "--http", "127.0.0.1:0", "--pgn"])
+        .arg(dir.path().join("demo.pgn"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let _demo = Killer(child);
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let url = line
+        .split("shown at ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    std::thread::spawn(move || {
+        let mut sink = Vec::new();
+        let _ = stdout.read_to_end(&mut sink);
+    });
+    // The event stream: a snapshot first, then numbered changes.
+    let host = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(stream, "GET /events HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    let mut events = BufReader::new(stream);
+    let mut kinds = Vec::new();
+    let mut seqs = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !kinds.iter().any(|k| k == "move") || kinds.len() < 4 {
+        assert!(Instant::now() < deadline, "events so far: {kinds:?}");
+        let mut l = String::new();
+        assert!(events.read_line(&mut l).unwrap() > 0, "the stream ended");
+        let Some(data) = l.strip_prefix("data: ") else {
+            continue;
+        };
+        let ev: Value = serde_json::from_str(data).unwrap();
+        kinds.push(ev["type"].as_str().unwrap().to_string());
+        if let Some(seq) = ev["seq"].as_u64() {
+            seqs.push(seq);
+        }
+    }
+    assert_eq!(kinds[0], "snapshot");
+    assert!(seqs.windows(2).all(|w| w[1] > w[0]), "{seqs:?}");
+    let state: Value = serde_json::from_str(&get(&format!("{url}state.json"))).unwrap();
+    let game = &state["games"][0];
+    assert_eq!(game["white"], "Random A");
+    assert!(!game["moves"].as_array().unwrap().is_empty());
+    assert_eq!(game["time_control"], "120+1");
+    let pgn = get(&format!("{url}live.pgn"));
+    check_pgn_with_pgn_reader(&pgn, 1);
+    assert!(pgn.contains("[Event \"argus demo\"]"), "{pgn}");
+    assert!(pgn.contains("[%clk 0:02:0"), "{pgn}");
+}

@@ -1,6 +1,7 @@
 //! `argus demo`: a short match between two built-in random movers over pty pairs.
 
 use super::super::*;
+use argus::watch::feed::MatchFeed;
 
 #[cfg(unix)]
 pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
@@ -32,6 +33,12 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         hosted: false,
         wire: Default::default(),
     };
+    let live = match &args.http {
+        Some(addr) => Some(super::start_page(addr, &config.event, &config.site)?),
+        None => None,
+    };
+    // Slow enough to follow on the page, when there is one.
+    let think = Duration::from_millis(if live.is_some() { 400 } else { 15 });
     let referee = Referee::new(config.clone())?;
     let mut lines = Vec::new();
     let mut clients = Vec::new();
@@ -50,7 +57,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
             std::thread::Builder::new()
                 .name(format!("argus-demo-client-{i}"))
                 .spawn(move || {
-                    let mut engine = RandomEngine::new(i as u64 + 1, Duration::from_millis(15));
+                    let mut engine = RandomEngine::new(i as u64 + 1, think);
                     client::run(duplex, &mut engine, &opts)
                 })?,
         );
@@ -81,19 +88,26 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         args.games
     );
     // The demo's games are few: it keeps a line per game for the summary at the end.
-    struct DemoWatcher(Vec<String>);
+    struct DemoWatcher(Vec<String>, Option<MatchFeed<()>>);
     impl mediator::Watcher for DemoWatcher {
         fn notice(&mut self, notice: &argus::core::Notice) {
             PrintWatcher.notice(notice);
+            if let Some(feed) = &mut self.1 {
+                feed.notice(notice);
+            }
         }
         fn game_over(&mut self, g: &argus::core::GameReport) {
+            if let Some(feed) = &mut self.1 {
+                feed.game_over(g);
+            }
             self.0.push(format!(
                 "game {}: {} - {}  {}  ({})",
                 g.number, g.white, g.black, g.result, g.reason
             ));
         }
     }
-    let mut watcher = DemoWatcher(Vec::new());
+    let feed = live.map(|live| MatchFeed::new((), live, Default::default()));
+    let mut watcher = DemoWatcher(Vec::new(), feed);
     mediator::run(
         referee,
         lines,

@@ -138,6 +138,11 @@ pub fn is_warning(notice: &Notice) -> bool {
     )
 }
 
+/// A watcher that takes no notice (where another watcher wraps one, say).
+impl Watcher for () {
+    fn notice(&mut self, _notice: &Notice) {}
+}
+
 impl Watcher for LogWatcher {
     fn notice(&mut self, notice: &Notice) {
         if is_warning(notice) {

@@ -23,7 +23,7 @@ use std::time::Duration;
 use crossbeam_channel::RecvTimeoutError;
 use tiny_http::{Header, Request, Response, Server};
 
-use super::live::Live;
+use super::live::{Live, heartbeat};
 use super::pgn::live_pgn;
 
 /// How often the event stream says it is alive.
@@ -152,12 +152,7 @@ fn stream_events(request: Request, live: &Live) -> io::Result<()> {
     loop {
         match updates.recv_timeout(HEARTBEAT) {
             Ok(update) => write!(out, "data: {}\n\n", update.json)?,
-            Err(RecvTimeoutError::Timeout) => {
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis());
-                write!(out, "data: {{\"type\":\"heartbeat\",\"now_ms\":{now}}}\n\n")?;
-            }
+            Err(RecvTimeoutError::Timeout) => write!(out, "data: {}\n\n", heartbeat())?,
             // Let go for falling behind: the page connects again and gets a snapshot.
             Err(RecvTimeoutError::Disconnected) => return Ok(()),
         }

@@ -290,6 +290,11 @@ impl Live {
     }
 }
 
+/// The event that says nothing changed for a while (`{"type":"heartbeat",...}`).
+pub fn heartbeat() -> String {
+    serde_json::json!({ "type": "heartbeat", "now_ms": now_ms() }).to_string()
+}
+
 /// Numbers `json`, and hands it to every subscriber; one that has fallen
 /// [`SUBSCRIBER_QUEUE`] behind, or gone, is dropped.
 fn publish(state: &mut State, mut json: serde_json::Value) {

@@ -108,3 +108,70 @@ fn a_new_round_clears_the_finished_games_of_the_last() {
     let numbers: Vec<u32> = live.games().iter().map(|g| g.number).collect();
     assert_eq!(numbers, [2, 3], "game 2 is still under way");
 }
+
+/// The keys of a JSON object, and those of the objects it holds under `nested`.
+fn shape(v: &serde_json::Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    for (k, inner) in v.as_object().unwrap() {
+        keys.push(k.clone());
+        if ["game", "move"].contains(&k.as_str()) && inner.is_object() {
+            keys.extend(
+                inner
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(|i| format!("{k}.{i}")),
+            );
+        }
+    }
+    keys.sort();
+    keys
+}
+
+/// docs/views.md's examples of the event stream have exactly the fields that the model
+/// sends, event by event.
+#[test]
+fn the_documented_events_have_the_fields_of_real_ones() {
+    let doc = include_str!("../../../docs/views.md");
+    let examples: Vec<serde_json::Value> = doc
+        .split("```json\n")
+        .skip(1)
+        .map(|block| serde_json::from_str(block.split("```").next().unwrap()).unwrap())
+        .collect();
+    let live = Live::new();
+    let (snapshot, updates) = live.subscribe();
+    live.notice(1, 1, &started("Random A", "Random B"));
+    live.notice(1, 1, &e4());
+    live.notice(
+        1,
+        1,
+        &Notice::GameOver {
+            number: 1,
+            result: GameResult::Draw,
+            reason: "Draw by insufficient material".into(),
+        },
+    );
+    live.standings(serde_json::json!({ "table": [] }));
+    live.notice(
+        1,
+        1,
+        &Notice::Noise {
+            port: crate::core::Port::B,
+            reason: "a reply from the side not on move".into(),
+        },
+    );
+    let mut real: Vec<serde_json::Value> = vec![
+        serde_json::from_str(&snapshot).unwrap(),
+        serde_json::from_str(&heartbeat()).unwrap(),
+    ];
+    real.extend(updates.try_iter().map(|u| json(&u)));
+    assert_eq!(examples.len(), 7, "one example of each kind of event");
+    for example in &examples {
+        let kind = &example["type"];
+        let same = real
+            .iter()
+            .find(|r| &r["type"] == kind)
+            .unwrap_or_else(|| panic!("no real event of type {kind}"));
+        assert_eq!(shape(example), shape(same), "docs/views.md, event {kind}");
+    }
+}
