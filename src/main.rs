@@ -474,11 +474,11 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
             let config = referee.config();
             let live = commands::start_page(addr, &config.event, &config.site)?;
             let before = options.resume.as_ref().map(|t| t.tally).unwrap_or_default();
-            Box::new(argus::watch::feed::MatchFeed::new(
-                PrintWatcher,
-                live,
-                before,
-            ))
+            let mut feed = argus::watch::feed::MatchFeed::new(PrintWatcher, live, before);
+            if let Some(takeover) = &options.resume {
+                feed.catch_up(&takeover.current);
+            }
+            Box::new(feed)
         }
         None => Box::new(PrintWatcher),
     };

@@ -340,3 +340,71 @@ fn the_serial_referee_feeds_the_state_the_live_pgn_and_the_event_stream() {
     assert!(pgn.contains("[Event \"argus demo\"]"), "{pgn}");
     assert!(pgn.contains("[%clk 0:02:0"), "{pgn}");
 }
+
+/// The page of a resumed event shows the games under way as they stood, not from the
+/// moves after the resume.
+#[test]
+fn a_resumed_event_shows_its_games_as_they_stood() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let (mut first, url) = serve(&out);
+    let state =
+        |url: &str| -> Value { serde_json::from_str(&get(&format!("{url}state.json"))).unwrap() };
+    let plies = |s: &Value| s["games"][0]["moves"].as_array().map_or(0, Vec::len);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while plies(&state(&url)) < 6 {
+        assert!(Instant::now() < deadline, "no moves");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = first.0.kill();
+    let _ = first.0.wait();
+    let played = plies(&state_of_journal(&out));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["serve", "--unattended", "--http", "127.0.0.1:0", "--resume"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let _resumed = Killer(child);
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "no address said");
+        if let Some(rest) = line.split("shown at ").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || {
+        let mut sink = Vec::new();
+        let _ = stdout.read_to_end(&mut sink);
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let s = state(&url);
+        if s["games"].as_array().is_some_and(|g| !g.is_empty()) {
+            let game = &s["games"][0];
+            assert_eq!(game["white"], "Ann", "{s}");
+            assert!(
+                plies(&s) >= played,
+                "{} moves shown, {played} played",
+                plies(&s)
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "no game shown");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// How many moves game 1's journal holds (its `rx` replies with a move).
+fn state_of_journal(out: &Path) -> Value {
+    let journal = std::fs::read_to_string(out.join("games/game-0001.jsonl")).unwrap();
+    let moves: Vec<Value> = journal
+        .lines()
+        .filter(|l| l.contains("\"ev\":\"rx\"") && l.contains("refreq reply") && l.contains(" sm "))
+        .map(|_| json!(1))
+        .collect();
+    json!({ "games": [{ "moves": moves }] })
+}

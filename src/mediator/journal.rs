@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{GameReport, Input, MatchConfig, Output, Port, Referee, Tally};
+use crate::core::{GameReport, Input, MatchConfig, Notice, Output, Port, Referee, Tally};
 use crate::transport::serial::SerialSettings;
 
 /// The journal format's version.
@@ -567,6 +567,9 @@ pub struct Takeover {
     pub last_written: Option<WrittenGame>,
     /// The games finished so far (owed ones included) and the score.
     pub tally: Tally,
+    /// The referee's notices since the last game began (its start, its moves): what a
+    /// view needs to show the game under way as it stands.
+    pub current: Vec<Notice>,
 }
 
 /// Cuts off a last line that the dead referee did not finish (no newline after it), so
@@ -647,6 +650,7 @@ pub fn rebuild(path: &Path) -> Result<Rebuilt, JournalError> {
     let mut owed = VecDeque::new();
     let mut last_written = None;
     let mut tally = Tally::default();
+    let mut current = Vec::new();
     for event in events {
         let (_, event) = event?;
         if let Some(input) = event.input() {
@@ -654,8 +658,15 @@ pub fn rebuild(path: &Path) -> Result<Rebuilt, JournalError> {
             referee.handle(input);
             inputs += 1;
             while let Some(output) = referee.poll_output() {
-                if let Output::GameOver(report) = output {
-                    owed.push_back(report);
+                match output {
+                    Output::GameOver(report) => owed.push_back(report),
+                    Output::Notice(notice) => {
+                        if matches!(notice, Notice::GameStarted { .. }) {
+                            current.clear();
+                        }
+                        current.push(notice);
+                    }
+                    _ => {}
                 }
             }
         } else if let Event::End { t } | Event::Open { t, .. } | Event::Overlong { t, .. } = event {
@@ -692,6 +703,7 @@ pub fn rebuild(path: &Path) -> Result<Rebuilt, JournalError> {
             owed: owed.into(),
             last_written,
             tally,
+            current,
         },
     })
 }

@@ -188,6 +188,12 @@ pub(super) fn play(
     let hosted = sides.iter().any(|s| matches!(s, Side::Remote(..)));
     let (referee, journal, takeover, config) = match rebuilt {
         Some(rebuilt) => {
+            // The views show the game as it stands.
+            if let Some(live) = event.live {
+                for notice in &rebuilt.takeover.current {
+                    live.notice(spec.number, spec.round, notice);
+                }
+            }
             let config = rebuilt.referee.config().clone();
             let journal = Journal::append(&journal_path).map_err(|e| e.to_string())?;
             (rebuilt.referee, journal, Some(rebuilt.takeover), config)

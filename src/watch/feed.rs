@@ -62,9 +62,17 @@ impl<W: Watcher> MatchFeed<W> {
     }
 }
 
-impl<W: Watcher> Watcher for MatchFeed<W> {
-    fn notice(&mut self, notice: &Notice) {
-        self.inner.notice(notice);
+impl<W: Watcher> MatchFeed<W> {
+    /// Shows the game under way as a resumed session finds it (its notices so far, from
+    /// the journal: [`crate::mediator::journal::Takeover::current`]), to the views only:
+    /// the console has shown them before.
+    pub fn catch_up(&mut self, notices: &[Notice]) {
+        for notice in notices {
+            self.to_views(notice);
+        }
+    }
+
+    fn to_views(&mut self, notice: &Notice) {
         if let Notice::GameStarted {
             number,
             white,
@@ -78,6 +86,13 @@ impl<W: Watcher> Watcher for MatchFeed<W> {
             self.names[1 - white_at] = black.clone();
         }
         self.live.notice(self.game, 1, notice);
+    }
+}
+
+impl<W: Watcher> Watcher for MatchFeed<W> {
+    fn notice(&mut self, notice: &Notice) {
+        self.inner.notice(notice);
+        self.to_views(notice);
     }
 
     fn game_over(&mut self, report: &GameReport) {
