@@ -68,11 +68,11 @@ impl<W: Watcher> MatchFeed<W> {
     /// the console has shown them before.
     pub fn catch_up(&mut self, notices: &[Notice]) {
         for notice in notices {
-            self.to_views(notice);
+            self.show(notice);
         }
     }
 
-    fn to_views(&mut self, notice: &Notice) {
+    fn show(&mut self, notice: &Notice) {
         if let Notice::GameStarted {
             number,
             white,
@@ -92,7 +92,7 @@ impl<W: Watcher> MatchFeed<W> {
 impl<W: Watcher> Watcher for MatchFeed<W> {
     fn notice(&mut self, notice: &Notice) {
         self.inner.notice(notice);
-        self.to_views(notice);
+        self.show(notice);
     }
 
     fn game_over(&mut self, report: &GameReport) {
