@@ -26,6 +26,9 @@ use crate::mediator::is_warning;
 
 /// How many log lines a view is shown.
 pub const LOG_LINES: usize = 50;
+/// How many finished games of the round a view keeps beside the games under way: a
+/// long event's memory does not grow with its games.
+pub const FINISHED_KEPT: usize = 16;
 /// How many updates a subscriber may fall behind before it is dropped (a page that
 /// stops reading never holds up a game).
 pub const SUBSCRIBER_QUEUE: usize = 1024;
@@ -171,6 +174,15 @@ impl Live {
                         .retain(|n, g| *n != number && (g.round == round || g.result.is_none()));
                 }
                 state.games.insert(number, game);
+                let finished: Vec<u32> = state
+                    .games
+                    .iter()
+                    .filter(|(_, g)| g.result.is_some())
+                    .map(|(n, _)| *n)
+                    .collect();
+                for n in finished.iter().take(finished.len().saturating_sub(FINISHED_KEPT)) {
+                    state.games.remove(n);
+                }
                 publish(&mut state, json);
             }
             Notice::Moved {

@@ -175,3 +175,23 @@ fn the_documented_events_have_the_fields_of_real_ones() {
         assert_eq!(shape(example), shape(same), "docs/views.md, event {kind}");
     }
 }
+
+#[test]
+fn a_long_event_keeps_its_games_under_way_and_the_last_finished_ones() {
+    let live = Live::new();
+    let over = Notice::GameOver {
+        number: 1,
+        result: GameResult::Draw,
+        reason: "agreed".into(),
+    };
+    live.notice(1, 1, &started("Ann", "Bob"));
+    for n in 2..=100 {
+        live.notice(n, 1, &started("Cy", "Di"));
+        live.notice(n, 1, &over);
+    }
+    live.notice(101, 1, &started("Cy", "Di"));
+    let games = live.games();
+    assert_eq!(games.len(), FINISHED_KEPT + 2, "game 1 and 101 under way");
+    assert_eq!(games[0].number, 1);
+    assert_eq!(games[1].number, 100 - FINISHED_KEPT as u32 + 1);
+}

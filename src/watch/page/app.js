@@ -234,6 +234,9 @@ function take(ev) {
       g.seen = Date.now();
       for (const [n, old] of games) if (old.round !== g.round && old.result) games.delete(n);
       games.set(g.number, g);
+      // As the referee does: the games under way and the last 16 finished ones.
+      const finished = [...games.values()].filter((x) => x.result).map((x) => x.number).sort((a, b) => a - b);
+      for (const n of finished.slice(0, Math.max(0, finished.length - 16))) games.delete(n);
       draw();
       break;
     }
