@@ -374,8 +374,11 @@ impl PositionCommand {
                 break;
             }
             end.play_unchecked(m);
-            self.line
-                .push_str(if self.moves.is_empty() { " moves " } else { " " });
+            self.line.push_str(if self.moves.is_empty() {
+                " moves "
+            } else {
+                " "
+            });
             self.line
                 .push_str(&UciMove::from_move(m, CastlingMode::Standard).to_string());
             self.moves.push(m);

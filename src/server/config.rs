@@ -138,7 +138,8 @@ struct RawEngine {
     name: Value,
     cmd: Value,
     proto: Value,
-    option: Option<toml::Table>,
+    /// The engine's options; each value's place keeps the file's order.
+    option: Option<std::collections::BTreeMap<String, Spanned<toml::Value>>>,
     nodes: Value,
     depth: Value,
     movetime: Value,
@@ -289,7 +290,12 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
                 words.push(format!("{name}={word}"));
             }
         }
-        for (option, value) in e.option.iter().flatten() {
+        // The engine's options in the order of the file (an engine may care: some
+        // options reset others), not sorted by name as the table holds them.
+        let mut options: Vec<_> = e.option.iter().flatten().collect();
+        options.sort_by_key(|(_, value)| value.span().start);
+        for (option, value) in options {
+            let value = value.get_ref();
             let word = match value {
                 toml::Value::String(s) => s.clone(),
                 toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
