@@ -6,7 +6,7 @@
 //! (`--max-clients` is `max_clients`), and every key is an option. Each key has one
 //! table: `[tournament]` for the games and their rules, `[files]` for the folder argus
 //! writes (`out`), `[network]` for the players that connect by themselves (`listen`,
-//! `max_clients`). The players are arrays of tables: each `[[engine]]` holds the words
+//! `max_clients`, `seats`). The players are arrays of tables: each `[[engine]]` holds the words
 //! of one `--engine` as keys (`name`, `cmd`, `proto`, `nodes`, `depth`, `movetime`, and
 //! the engine's options in `option`, such as `option.Hash = 16`), each `[[player]]` one
 //! `--player` (`name`, `token`); the players keep the order they have in the file.
@@ -129,6 +129,7 @@ struct RawFiles {
 struct RawNetwork {
     listen: Value,
     max_clients: Value,
+    seats: Value,
 }
 
 /// One `[[engine]]`: the keys of `--engine`'s words.
@@ -268,6 +269,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
     scalar("files", "out", &raw.files.out)?;
     scalar("network", "listen", &raw.network.listen)?;
     scalar("network", "max_clients", &raw.network.max_clients)?;
+    scalar("network", "seats", &raw.network.seats)?;
     // The players, in the order of the file.
     let mut players: Vec<(usize, FileOption)> = Vec::new();
     for engine in &raw.engine {
