@@ -114,6 +114,16 @@ pub struct Relay {
 
 impl Relay {
     pub fn new(upstream: String) -> Relay {
+        Relay::start(upstream, false)
+    }
+
+    /// A relay that takes the `tcsi` out of each connection's first line (its
+    /// `sign_on`): a real client that signs on without a name, as older clients do.
+    pub fn anonymous(upstream: String) -> Relay {
+        Relay::start(upstream, true)
+    }
+
+    fn start(upstream: String, anonymous: bool) -> Relay {
         use std::sync::atomic::Ordering;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -126,11 +136,16 @@ impl Relay {
                     continue;
                 };
                 let born = generation.load(Ordering::SeqCst);
-                for (mut from, mut to) in [
+                for (k, (mut from, mut to)) in [
                     (client.try_clone().unwrap(), server.try_clone().unwrap()),
                     (server, client),
-                ] {
+                ]
+                .into_iter()
+                .enumerate()
+                {
                     let generation = generation.clone();
+                    // The client's first line, held until it is whole.
+                    let mut first = (anonymous && k == 0).then(Vec::new);
                     std::thread::spawn(move || {
                         use std::io::{Read, Write};
                         from.set_read_timeout(Some(Duration::from_millis(50)))
@@ -140,7 +155,17 @@ impl Relay {
                             match from.read(&mut buf) {
                                 Ok(0) => break,
                                 Ok(n) => {
-                                    if to.write_all(&buf[..n]).is_err() {
+                                    let mut bytes = buf[..n].to_vec();
+                                    if let Some(held) = &mut first {
+                                        held.extend_from_slice(&bytes);
+                                        if !held.contains(&b'\n') {
+                                            continue;
+                                        }
+                                        bytes = without_tcsi(&String::from_utf8_lossy(held))
+                                            .into_bytes();
+                                        first = None;
+                                    }
+                                    if to.write_all(&bytes).is_err() {
                                         break;
                                     }
                                 }
@@ -178,4 +203,15 @@ pub fn read_line(stream: &mut std::net::TcpStream, wait: Duration) -> Option<Str
         line.push(byte[0]);
     }
     None
+}
+
+/// `text` without its `tcsi` operation.
+fn without_tcsi(text: &str) -> String {
+    match text.find("tcsi ") {
+        Some(at) => {
+            let end = text[at..].find(';').map_or(text.len(), |e| at + e + 1);
+            format!("{}{}", &text[..at], text[end..].trim_start_matches(' '))
+        }
+        None => text.to_string(),
+    }
 }
