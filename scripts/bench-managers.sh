@@ -30,8 +30,9 @@ grep -v '^#' "$ROOT/docs/openings.epd" | grep -v '^[[:space:]]*$' > "$OPENINGS"
 run() { # NAME CONCURRENCY PGN COMMAND...
     name=$1 conc=$2 pgn=$3; shift 3
     log="$WORK/$name-$conc.log"; : > "$log"
-    INSTANT_UCI_LOG="$log" /usr/bin/time -f '%e %U %S %M' -o "$WORK/$name-$conc.time" "$@" \
-        > "$WORK/$name-$conc.out" 2>&1 || true
+    # In the work folder: fastchess writes its config.json where it runs.
+    (cd "$WORK" && INSTANT_UCI_LOG="$log" /usr/bin/time -f '%e %U %S %M' \
+        -o "$WORK/$name-$conc.time" "$@" > "$WORK/$name-$conc.out" 2>&1) || true
     python3 - "$name" "$conc" "$log" "$WORK/$name-$conc.time" "$pgn" <<'EOF'
 import sys, re, statistics
 name, conc, log, timef, pgn = sys.argv[1:]

@@ -65,6 +65,12 @@ pub struct ServeArgs {
     /// sign on. Players keep the order of --engine and --player on the command line.
     #[arg(long = "player", value_name = "NAME[:TOKEN]")]
     pub player: Vec<String>,
+    /// Places for players not named in advance, who connect by themselves: a sign_on
+    /// whose tcsi name is nobody's takes a free seat under that name, one without tcsi
+    /// a seat named by its address and port. The seats come after the listed players;
+    /// not in an event with tokens.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub seats: u32,
     /// Where players that connect by themselves connect. Any address but a loopback
     /// one is the organiser's explicit choice.
     #[arg(long, default_value = "127.0.0.1:5150", value_name = "ADDR")]

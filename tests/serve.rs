@@ -3,30 +3,11 @@
 //! event's folder never overwritten; a wrong `--engine` named; Ctrl-C stopping the
 //! event; and real engines (Stockfish, Fairy-Max) through the same adapters.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn argus(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_argus"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The results of games.pgn, in the file's order.
-fn pgn_results(dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("games.pgn"))
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.strip_prefix("[Result \""))
-        .map(|r| r.trim_end_matches("\"]").to_string())
-        .collect()
-}
+mod serve_support;
+use serve_support::*;
 
 #[test]
 fn a_round_robin_of_random_movers_plays_every_game_once_and_records_it() {
@@ -443,81 +424,6 @@ fn stockfish_and_fairymax_play_a_match_two_games_at_once() {
     assert!(stdout.contains("score: Stockfish "), "{stdout}");
 }
 
-/// The first connection argus serve accepts at `addr`, once it listens (within 10 s).
-fn first_connection(addr: &str) -> std::net::TcpStream {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(stream) = std::net::TcpStream::connect(addr) {
-            return stream;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "argus serve does not listen on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A free loopback port for a listener.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn spawn(args: &[&str]) -> Running {
-    Running(Some(
-        Command::new(env!("CARGO_BIN_EXE_argus"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ))
-}
-
-/// A child process that is killed when the test ends before it does (an assertion
-/// failed): a failing test leaves no referee or client running.
-struct Running(Option<std::process::Child>);
-
-impl std::ops::Deref for Running {
-    type Target = std::process::Child;
-    fn deref(&self) -> &std::process::Child {
-        self.0.as_ref().expect("running")
-    }
-}
-
-impl std::ops::DerefMut for Running {
-    fn deref_mut(&mut self) -> &mut std::process::Child {
-        self.0.as_mut().expect("running")
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.0.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// Waits for `child` to exit within `limit`, killing it if it does not.
-fn finish(mut running: Running, limit: Duration) -> Output {
-    let mut child = running.0.take().expect("running");
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
 /// Players that connect by themselves over TCP (profile section 9): a closed event
 /// with tokens, a wrong token and a second connection under a live name refused with
 /// a `fault` that says why, the games played against an engine argus starts, every
@@ -745,67 +651,6 @@ fn a_swiss_pairs_each_round_from_the_results_without_repeats() {
     }
 }
 
-/// A TCP relay between a client and argus serve whose connections can be cut, as a
-/// network that drops: the relay keeps listening, and a client that connects again gets
-/// through.
-struct Relay {
-    port: u16,
-    cut: std::sync::Arc<std::sync::atomic::AtomicU32>,
-}
-
-impl Relay {
-    fn new(upstream: String) -> Relay {
-        use std::sync::atomic::Ordering;
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let cut = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
-        let generation = cut.clone();
-        std::thread::spawn(move || {
-            for client in listener.incoming() {
-                let Ok(client) = client else { return };
-                let Ok(server) = std::net::TcpStream::connect(&upstream) else {
-                    continue;
-                };
-                let born = generation.load(Ordering::SeqCst);
-                for (mut from, mut to) in [
-                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
-                    (server, client),
-                ] {
-                    let generation = generation.clone();
-                    std::thread::spawn(move || {
-                        use std::io::{Read, Write};
-                        from.set_read_timeout(Some(Duration::from_millis(50)))
-                            .unwrap();
-                        let mut buf = [0u8; 4096];
-                        while generation.load(Ordering::SeqCst) == born {
-                            match from.read(&mut buf) {
-                                Ok(0) => break,
-                                Ok(n) => {
-                                    if to.write_all(&buf[..n]).is_err() {
-                                        break;
-                                    }
-                                }
-                                Err(e)
-                                    if e.kind() == std::io::ErrorKind::WouldBlock
-                                        || e.kind() == std::io::ErrorKind::TimedOut => {}
-                                Err(_) => break,
-                            }
-                        }
-                        let _ = from.shutdown(std::net::Shutdown::Both);
-                        let _ = to.shutdown(std::net::Shutdown::Both);
-                    });
-                }
-            }
-        });
-        Relay { port, cut }
-    }
-
-    /// Drops every connection through the relay now.
-    fn cut(&self) {
-        self.cut.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
 /// A client whose connection drops during its game connects again by itself, and its
 /// game goes on from where it stood.
 #[test]
@@ -1007,21 +852,6 @@ fn an_event_killed_outright_goes_on_with_resume() {
             text(&replay.stderr)
         );
     }
-}
-
-/// Reads one line from `stream` within `wait`.
-fn read_line(stream: &mut std::net::TcpStream, wait: Duration) -> Option<String> {
-    use std::io::Read;
-    stream.set_read_timeout(Some(wait)).unwrap();
-    let mut line = Vec::new();
-    let mut byte = [0u8; 1];
-    while let Ok(1) = stream.read(&mut byte) {
-        if byte[0] == b'\n' {
-            return Some(String::from_utf8_lossy(&line).into_owned());
-        }
-        line.push(byte[0]);
-    }
-    None
 }
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";

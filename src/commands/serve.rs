@@ -40,7 +40,9 @@ fn serve_players(
         }
     }
     placed.sort_by_key(|(at, _)| *at);
-    let players: Vec<Entrant> = placed.into_iter().map(|(_, p)| p).collect();
+    let mut players: Vec<Entrant> = placed.into_iter().map(|(_, p)| p).collect();
+    // The seats come after the players named in advance.
+    players.extend((1..=args.seats).map(|n| Entrant::Seat(argus::server::Seat::free(n))));
     let mut names: Vec<&str> = players.iter().map(Entrant::name).collect();
     names.sort_unstable();
     if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
@@ -215,10 +217,8 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         );
     })
     .context("cannot install the interrupt handler")?;
-    if cfg.players.len() < 2 {
-        // Said before anything else is printed.
-        return Err(server::ServeError::TooFew.into());
-    }
+    // Said before anything else is printed.
+    server::check_players(&cfg)?;
     let scheduled = server::scheduled_games(&cfg);
     println!(
         "argus serve: {}{} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
@@ -233,14 +233,10 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         cfg.concurrency,
         cfg.out.display()
     );
-    if cfg
-        .players
-        .iter()
-        .any(|p| matches!(p, server::Entrant::Remote(_)))
-    {
+    if cfg.players.iter().any(server::Entrant::is_remote) {
         println!(
-            "argus serve: players connect to {} (argus client --connect {} --name NAME)",
-            args.listen, args.listen
+            "argus serve: players connect to {listen} (argus client --connect {listen} --name NAME)",
+            listen = cfg.listen.unwrap_or(args.listen)
         );
     }
     if !args.unattended {
@@ -250,15 +246,26 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         Some(addr) => Some(super::start_page(addr, &cfg.event, &cfg.site)?),
         None => None,
     };
-    let name = |i: usize| cfg.players[i].name().to_string();
+    // The players' names: a seat's changes once its player signs on.
+    let mut names: Vec<String> = cfg.players.iter().map(|p| p.name().to_string()).collect();
     let two = cfg.players.len() == 2;
     let mut progress = |p: Progress<'_>| match p {
+        Progress::Seated(i, seat) => {
+            println!(
+                "argus serve: {} takes seat {} ({})",
+                seat.name,
+                seat.number,
+                match seat.taken {
+                    Some(server::TakenBy::Address) =>
+                        "no name in its sign_on: named by its address",
+                    _ => "by its name",
+                }
+            );
+            names[i].clone_from(&seat.name);
+        }
         Progress::Started(g) => println!(
             "game {}/{scheduled} (round {}): {} vs {}",
-            g.number,
-            g.round,
-            name(g.white),
-            name(g.black)
+            g.number, g.round, names[g.white], names[g.black]
         ),
         Progress::Finished(g, report, standings) => {
             println!(
@@ -268,10 +275,10 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
             if two {
                 println!(
                     "score: {} {} - {} {}",
-                    name(0),
+                    names[0],
                     f64::from(standings.half_points(0)) / 2.0,
                     f64::from(standings.half_points(1)) / 2.0,
-                    name(1)
+                    names[1]
                 );
             }
         }
@@ -282,10 +289,7 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
                 let g = &game.spec;
                 println!(
                     "status: game {}/{scheduled} (round {}): {} vs {}: {game}",
-                    g.number,
-                    g.round,
-                    name(g.white),
-                    name(g.black)
+                    g.number, g.round, names[g.white], names[g.black]
                 );
             }
             println!(

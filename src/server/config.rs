@@ -6,7 +6,7 @@
 //! (`--max-clients` is `max_clients`), and every key is an option. Each key has one
 //! table: `[tournament]` for the games and their rules, `[files]` for the folder argus
 //! writes (`out`), `[network]` for the players that connect by themselves (`listen`,
-//! `max_clients`). The players are arrays of tables: each `[[engine]]` holds the words
+//! `max_clients`, `seats`). The players are arrays of tables: each `[[engine]]` holds the words
 //! of one `--engine` as keys (`name`, `cmd`, `proto`, `nodes`, `depth`, `movetime`, and
 //! the engine's options in `option`, such as `option.Hash = 16`), each `[[player]]` one
 //! `--player` (`name`, `token`); the players keep the order they have in the file.
@@ -130,6 +130,7 @@ struct RawNetwork {
     listen: Value,
     max_clients: Value,
     http: Value,
+    seats: Value,
 }
 
 /// One `[[engine]]`: the keys of `--engine`'s words.
@@ -139,7 +140,8 @@ struct RawEngine {
     name: Value,
     cmd: Value,
     proto: Value,
-    option: Option<toml::Table>,
+    /// The engine's options; each value's place keeps the file's order.
+    option: Option<std::collections::BTreeMap<String, Spanned<toml::Value>>>,
     nodes: Value,
     depth: Value,
     movetime: Value,
@@ -269,6 +271,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
     scalar("network", "listen", &raw.network.listen)?;
     scalar("network", "max_clients", &raw.network.max_clients)?;
     scalar("network", "http", &raw.network.http)?;
+    scalar("network", "seats", &raw.network.seats)?;
     // The players, in the order of the file.
     let mut players: Vec<(usize, FileOption)> = Vec::new();
     for engine in &raw.engine {
@@ -291,7 +294,12 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
                 words.push(format!("{name}={word}"));
             }
         }
-        for (option, value) in e.option.iter().flatten() {
+        // The engine's options in the order of the file (an engine may care: some
+        // options reset others), not sorted by name as the table holds them.
+        let mut options: Vec<_> = e.option.iter().flatten().collect();
+        options.sort_by_key(|(_, value)| value.span().start);
+        for (option, value) in options {
+            let value = value.get_ref();
             let word = match value {
                 toml::Value::String(s) => s.clone(),
                 toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {

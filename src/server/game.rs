@@ -8,9 +8,15 @@ use crate::transport::Wire;
 use shakmaty::Color;
 
 /// The settings of one game: a match of one game between its White (port a) and its
-/// Black (port b).
-pub(super) fn game_config(cfg: &ServeConfig, spec: &GameSpec, hosted: bool) -> MatchConfig {
-    let name = |i: usize| cfg.players[i].name().to_string();
+/// Black (port b); `names` are the players' names as of now (a seat's, the name its
+/// player took).
+pub(super) fn game_config(
+    cfg: &ServeConfig,
+    names: &[String],
+    spec: &GameSpec,
+    hosted: bool,
+) -> MatchConfig {
+    let name = |i: usize| names[i].clone();
     MatchConfig {
         event: cfg.event.clone(),
         site: cfg.site.clone(),
@@ -18,8 +24,8 @@ pub(super) fn game_config(cfg: &ServeConfig, spec: &GameSpec, hosted: bool) -> M
         round: Some(spec.round.to_string()),
         names: [Some(name(spec.white)), Some(name(spec.black))],
         port_labels: [
-            label(&cfg.players[spec.white]),
-            label(&cfg.players[spec.black]),
+            label(&cfg.players[spec.white], &name(spec.white)),
+            label(&cfg.players[spec.black], &name(spec.black)),
         ],
         time_control: cfg.time_control.clone(),
         games: 1,
@@ -103,10 +109,10 @@ impl Watcher for GameWatcher<'_> {
 /// in-memory line, and runs the mediator with the game's own journal. Returns the
 /// game's report (None when the event was stopped during it).
 /// What a game's port is called: the engine, or the player over TCP.
-fn label(player: &Entrant) -> String {
+fn label(player: &Entrant, name: &str) -> String {
     match player {
-        Entrant::Engine(e) => format!("engine {}", e.name),
-        Entrant::Remote(r) => format!("tcp {}", r.name),
+        Entrant::Engine(_) => format!("engine {name}"),
+        Entrant::Remote(_) | Entrant::Seat(_) => format!("tcp {name}"),
     }
 }
 
@@ -130,6 +136,7 @@ pub(super) fn play(
     go_on: bool,
 ) -> Result<Option<GameReport>, String> {
     let cfg = event.cfg;
+    let names = event.names();
     let dir = cfg.out.join("games");
     let journal_path = dir.join(format!("{}.jsonl", stem(spec)));
     let pgn_path = dir.join(format!("{}.pgn", stem(spec)));
@@ -137,7 +144,7 @@ pub(super) fn play(
     let rebuilt = match go_on.then(|| journal::rebuild(&journal_path)) {
         Some(Ok(rebuilt)) if rebuilt.referee.is_over() => {
             // It ended before the event could record it.
-            return Ok(finished_report(spec, cfg, &rebuilt));
+            return Ok(finished_report(spec, &names, &rebuilt));
         }
         Some(Ok(rebuilt)) => Some(rebuilt),
         // Killed before the game's first line was on disk: the game begins anew.
@@ -159,7 +166,7 @@ pub(super) fn play(
                     Err(e) => {
                         let loser = if i == 0 { Color::White } else { Color::Black };
                         let why = format!("{} could not be started ({e}): forfeit", engine.name);
-                        return forfeit(spec, cfg, loser, &why, &pgn_path).map(Some);
+                        return forfeit(spec, cfg, &names, loser, &why, &pgn_path).map(Some);
                     }
                 };
                 let opts = ClientOptions {
@@ -171,17 +178,20 @@ pub(super) fn play(
                 };
                 Side::Local(started, opts)
             }
-            (Entrant::Remote(remote), Some(index)) => {
+            (_, Some(index)) => {
                 // A line that cannot be had now is a lost line: the referee waits for
                 // the player to connect again while its clock runs.
                 let wire = event.registry.line(index).unwrap_or_else(|| {
-                    log::warn!("{} is not connected at the start of its game", remote.name);
+                    log::warn!(
+                        "{} is not connected at the start of its game",
+                        names[player]
+                    );
                     closed_line()
                 });
                 Side::Remote(wire, index)
             }
-            (Entrant::Remote(remote), None) => {
-                return Err(format!("{} has no place in the registry", remote.name));
+            (_, None) => {
+                return Err(format!("{} has no place in the registry", names[player]));
             }
         });
     }
@@ -199,7 +209,7 @@ pub(super) fn play(
             (rebuilt.referee, journal, Some(rebuilt.takeover), config)
         }
         None => {
-            let config = game_config(cfg, spec, hosted);
+            let config = game_config(cfg, &names, spec, hosted);
             let referee = Referee::new(config.clone()).map_err(|e| e.to_string())?;
             let mut journal = Journal::create(&journal_path).map_err(|e| e.to_string())?;
             journal
@@ -304,13 +314,14 @@ pub(super) fn play(
 fn forfeit(
     spec: &GameSpec,
     cfg: &ServeConfig,
+    names: &[String],
     loser: Color,
     why: &str,
     pgn_path: &Path,
 ) -> Result<GameReport, String> {
-    let config = game_config(cfg, spec, false);
+    let config = game_config(cfg, names, spec, false);
     let result = GameResult::loss_for(loser);
-    let [white, black] = [spec.white, spec.black].map(|i| cfg.players[i].name().to_string());
+    let [white, black] = [spec.white, spec.black].map(|i| names[i].clone());
     let mut pgn = String::new();
     let mut tags = vec![
         ("Event", config.event.clone()),
@@ -349,7 +360,7 @@ fn forfeit(
 /// The report of a game whose journal shows it ended, from its PGN.
 fn finished_report(
     spec: &GameSpec,
-    cfg: &ServeConfig,
+    names: &[String],
     rebuilt: &journal::Rebuilt,
 ) -> Option<GameReport> {
     let pgn = match (
@@ -369,8 +380,8 @@ fn finished_report(
     let result = GameResult::from_pgn(&tag("Result"));
     Some(GameReport {
         number: spec.number,
-        white: cfg.players[spec.white].name().to_string(),
-        black: cfg.players[spec.black].name().to_string(),
+        white: names[spec.white].clone(),
+        black: names[spec.black].clone(),
         result,
         termination: crate::core::game::Termination::Normal,
         reason: format!("{} (recorded before the event stopped)", tag("Termination")),

@@ -15,6 +15,7 @@
 pub mod config;
 mod control;
 mod engines;
+mod entrant;
 mod game;
 mod listen;
 mod registry;
@@ -24,33 +25,14 @@ pub use control::{
     ConsoleCommand, GameStatus, HELP as CONSOLE_HELP, Requests, Status, UnknownCommand,
 };
 pub use engines::{EngineSpec, Proto};
+pub use entrant::{Entrant, check_players};
 pub use listen::SIGN_ON_WITHIN;
-pub use registry::RemotePlayer;
+pub use registry::{RemotePlayer, Seat, TakenBy};
 
 use game::{game_config, play};
-use registry::Registry;
+use registry::{Place, Registry};
 
 use crate::watch::live::Live;
-
-/// A player of an event: an engine argus starts, or a player that connects over TCP.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Entrant {
-    /// `--engine`.
-    Engine(EngineSpec),
-    /// `--player`.
-    Remote(RemotePlayer),
-}
-
-impl Entrant {
-    /// Its name.
-    pub fn name(&self) -> &str {
-        match self {
-            Entrant::Engine(e) => &e.name,
-            Entrant::Remote(r) => &r.name,
-        }
-    }
-}
 
 use std::collections::{HashMap, VecDeque};
 use std::fs;
@@ -156,6 +138,9 @@ pub enum Progress<'a> {
     /// No new game starts, as [`Requests::stop_after_games`] asked: this many games
     /// under way finish first.
     Draining(usize),
+    /// A player took a seat (`--seats`), and the event's journal holds its name: the
+    /// player's index, and the seat.
+    Seated(usize, &'a Seat),
 }
 
 /// An error that stops the event.
@@ -175,8 +160,13 @@ pub enum ServeError {
         source: io::Error,
     },
     /// Fewer than two players.
-    #[error("an event needs two players or more: give --engine or --player for each")]
+    #[error("an event needs two players or more: give --engine or --player for each, or --seats")]
     TooFew,
+    /// Seats in an event with tokens.
+    #[error(
+        "--seats: an event with a token is closed (only its listed players sign on, each with its token), so it has no seats for players not named in advance: give every player with --player NAME:TOKEN, or no token"
+    )]
+    ClosedSeats,
     /// An SPRT where it cannot be run.
     #[error("--sprt {0}")]
     Sprt(&'static str),
@@ -270,9 +260,7 @@ fn run_event(
     live: Option<&Arc<Live>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
-    if cfg.players.len() < 2 {
-        return Err(ServeError::TooFew);
-    }
+    check_players(cfg)?;
     if cfg.sprt.is_some() {
         if cfg.players.len() != 2 {
             return Err(ServeError::Sprt(
@@ -286,7 +274,8 @@ fn run_event(
         }
     }
     // Every game's settings are checked before any game begins.
-    Referee::new(game_config(cfg, &first_spec(), false))?;
+    let names: Vec<String> = cfg.players.iter().map(|e| e.name().to_string()).collect();
+    Referee::new(game_config(cfg, &names, &first_spec(), false))?;
     let event_path = cfg.out.join("event.jsonl");
     if resumed.is_none() && event_path.exists() {
         return Err(ServeError::Exists(cfg.out.clone()));
@@ -307,17 +296,26 @@ fn run_event(
         left: 0,
         bye: None,
     });
-    let names: Vec<String> = cfg.players.iter().map(|e| e.name().to_string()).collect();
     // The players that connect by themselves, by their index among the players.
     let mut remote_index = vec![None; cfg.players.len()];
+    // And the other way: the player of each place of the registry.
+    let mut player_of = Vec::new();
     let mut remote = Vec::new();
+    let mut engines = Vec::new();
     for (i, p) in cfg.players.iter().enumerate() {
-        if let Entrant::Remote(r) = p {
-            remote_index[i] = Some(remote.len());
-            remote.push(r.clone());
-        }
+        let place = match p {
+            Entrant::Engine(e) => {
+                engines.push(e.name.clone());
+                continue;
+            }
+            Entrant::Remote(r) => Place::Listed(r.clone()),
+            Entrant::Seat(s) => Place::Seat(s.clone()),
+        };
+        remote_index[i] = Some(remote.len());
+        player_of.push(i);
+        remote.push(place);
     }
-    let registry = Registry::new(remote);
+    let registry = Registry::new(remote, engines);
     // Set when the event ends: the listener stops.
     let closing = Arc::new(AtomicBool::new(false));
     if remote_index.iter().any(Option::is_some) {
@@ -491,6 +489,20 @@ fn run_event(
         }
         drop(msgs_tx);
         loop {
+            // Seats taken: their names in the event's journal before their players
+            // are paired, so that a resumed event has them.
+            for (place, seat) in event.registry.seats_to_record() {
+                let player = player_of[place];
+                journal.write(&serde_json::json!({
+                    "seat": seat.number,
+                    "player": player,
+                    "name": seat.name,
+                    "taken_by": seat.taken,
+                }))?;
+                standings.rename(player, &seat.name);
+                event.registry.recorded(place);
+                progress(Progress::Seated(player, &seat));
+            }
             let asked = requests.stopping() || sprt_done.load(Ordering::SeqCst);
             if asked && !stopping.swap(true, Ordering::SeqCst) {
                 // No game begins any more; the games under way stop as the serial
@@ -721,6 +733,20 @@ pub(super) struct Event<'a> {
 }
 
 impl Event<'_> {
+    /// The players' names as of now: a seat's is the name its player took (`seat N`
+    /// while free).
+    pub(super) fn names(&self) -> Vec<String> {
+        self.cfg
+            .players
+            .iter()
+            .zip(self.remote_index)
+            .map(|(p, place)| match place {
+                Some(place) => self.registry.name(*place),
+                None => p.name().to_string(),
+            })
+            .collect()
+    }
+
     /// The remote players of a game, by their registry indices.
     fn remotes(&self, spec: &GameSpec) -> Vec<usize> {
         [spec.white, spec.black]

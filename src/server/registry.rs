@@ -10,6 +10,14 @@
 //! When the connection closes during a game, the game sees its line lost, and a new
 //! connection under the same name is handed to it, its `sign_on` first, so that the
 //! game's referee resynchronises the player as after a restarted client.
+//!
+//! Besides its listed players, an open event may have seats (`--seats N`): places for
+//! players not named in advance. A `sign_on` whose `tcsi` name is nobody's takes the
+//! first free seat under that name; one without `tcsi` takes, after the listed places
+//! without a token, a seat named by its connection's address (`127.0.0.1:50312`). A
+//! seat keeps the name it took for the whole event (its player gets it back when it
+//! connects again), and its player is paired only once the event's journal holds that
+//! name ([`Registry::seats_to_record`]), so that a resumed event knows it.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -59,6 +67,49 @@ impl RemotePlayer {
     }
 }
 
+/// A place for a player not named in advance (`--seats N`): it takes the name of the
+/// first player that signs on to it, and keeps it for the event.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Seat {
+    /// Its number, from 1.
+    pub number: u32,
+    /// `seat N` while it is free; then the name it took.
+    pub name: String,
+    /// How it was taken; None while it is free.
+    #[serde(default)]
+    pub taken: Option<TakenBy>,
+}
+
+impl Seat {
+    /// Seat `number`, free.
+    pub fn free(number: u32) -> Seat {
+        Seat {
+            number,
+            name: format!("seat {number}"),
+            taken: None,
+        }
+    }
+}
+
+/// How a seat got its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TakenBy {
+    /// The name its player's `sign_on` gave in `tcsi`.
+    Name,
+    /// Its player's `sign_on` had no `tcsi`: the connection's remote address and port.
+    Address,
+}
+
+/// A place of the registry: a listed player, or a seat.
+#[derive(Clone, Debug)]
+pub enum Place {
+    /// `--player NAME[:TOKEN]`.
+    Listed(RemotePlayer),
+    /// One of `--seats N`.
+    Seat(Seat),
+}
+
 /// One live connection and its reader thread.
 pub struct Router {
     stream: TcpStream,
@@ -105,12 +156,44 @@ struct Slot {
     /// A connection that came while the player was in a game and its line was down,
     /// with its `sign_on` line: for the game to take.
     handoff: Option<(Arc<Router>, Vec<u8>)>,
+    /// When the place is a seat: its number and how it was taken.
+    seat: Option<(u32, Option<TakenBy>)>,
+    /// Whether the event's journal holds the place's name (a seat taken just now does
+    /// not yet): only then is its player paired.
+    recorded: bool,
+}
+
+impl Slot {
+    /// A place that answers to `name`: a listed player's, or a seat's it took.
+    fn is_named(&self, name: &str) -> bool {
+        self.player.name == name && !self.is_free_seat()
+    }
+
+    fn is_free_seat(&self) -> bool {
+        matches!(self.seat, Some((_, None)))
+    }
+
+    fn is_live(&self) -> bool {
+        self.router.as_ref().is_some_and(|r| r.is_alive())
+    }
+
+    /// Takes a free seat under `name`.
+    fn take(&mut self, name: &str, by: TakenBy) {
+        if let Some((number, taken @ None)) = &mut self.seat {
+            *taken = Some(by);
+            self.player.name = name.to_string();
+            self.recorded = false;
+            log::info!("argus serve: {name} takes seat {number}");
+        }
+    }
 }
 
 /// The event's remote players.
 pub struct Registry {
     slots: Mutex<Vec<Slot>>,
     changed: Condvar,
+    /// The names of the event's local engines, which nobody over TCP may take.
+    engines: Vec<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -122,23 +205,73 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct Refusal(pub String);
 
 impl Registry {
-    /// A registry of `players`, none connected.
-    pub fn new(players: Vec<RemotePlayer>) -> Arc<Registry> {
+    /// A registry of `places` (listed players and seats, a seat taken before a resume
+    /// under its name), none connected; `engines` are the names of the event's local
+    /// engines, which a seat cannot take.
+    pub fn new(places: Vec<Place>, engines: Vec<String>) -> Arc<Registry> {
         Arc::new(Registry {
             slots: Mutex::new(
-                players
+                places
                     .into_iter()
-                    .map(|player| Slot {
-                        player,
-                        router: None,
-                        busy: false,
-                        out: false,
-                        handoff: None,
+                    .map(|place| {
+                        let (player, seat) = match place {
+                            Place::Listed(player) => (player, None),
+                            Place::Seat(seat) => (
+                                RemotePlayer {
+                                    name: seat.name,
+                                    token: None,
+                                },
+                                Some((seat.number, seat.taken)),
+                            ),
+                        };
+                        Slot {
+                            player,
+                            router: None,
+                            busy: false,
+                            out: false,
+                            handoff: None,
+                            seat,
+                            recorded: true,
+                        }
                     })
                     .collect(),
             ),
             changed: Condvar::new(),
+            engines,
         })
+    }
+
+    /// The name of place `i`: a free seat's is `seat N`.
+    pub fn name(&self, i: usize) -> String {
+        lock(&self.slots)[i].player.name.clone()
+    }
+
+    /// The seats taken since the last call whose names the event's journal does not
+    /// hold yet, by place: once the journal has one, [`Registry::recorded`] lets its
+    /// player be paired.
+    pub fn seats_to_record(&self) -> Vec<(usize, Seat)> {
+        lock(&self.slots)
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.recorded)
+            .filter_map(|(i, s)| {
+                let (number, taken) = s.seat?;
+                Some((
+                    i,
+                    Seat {
+                        number,
+                        name: s.player.name.clone(),
+                        taken,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// The event's journal holds the name of place `i`: its player may be paired.
+    pub fn recorded(&self, i: usize) {
+        lock(&self.slots)[i].recorded = true;
+        self.changed.notify_all();
     }
 
     /// Waits until something changes (a player connects, leaves or ends a game), or
@@ -160,7 +293,7 @@ impl Registry {
     /// did.
     pub fn claim(&self, indices: &[usize]) -> bool {
         let mut slots = lock(&self.slots);
-        let free = |s: &Slot| !s.busy && !s.out && s.router.as_ref().is_some_and(|r| r.is_alive());
+        let free = |s: &Slot| !s.busy && !s.out && s.recorded && s.is_live();
         if !indices.iter().all(|&i| free(&slots[i])) {
             return false;
         }
@@ -239,20 +372,54 @@ impl Registry {
         sign_on: Vec<u8>,
     ) -> Result<String, Refusal> {
         let mut slots = lock(&self.slots);
+        let free_seat = |slots: &[Slot]| slots.iter().position(Slot::is_free_seat);
         let index = match name {
-            Some(name) => slots
-                .iter()
-                .position(|s| s.player.name == name)
-                .ok_or_else(|| Refusal(format!("{name} is not a player of this event")))?,
-            // No tcsi: the first place with no token and no live connection.
-            None => slots
-                .iter()
-                .position(|s| {
-                    s.player.token.is_none() && !s.router.as_ref().is_some_and(|r| r.is_alive())
-                })
-                .ok_or_else(|| {
-                    Refusal("no free place for a player without a name (tcsi)".into())
-                })?,
+            Some(name) => match slots.iter().position(|s| s.is_named(name)) {
+                Some(index) => index,
+                // A name that is nobody's takes a free seat, if there is one.
+                None => {
+                    if self.engines.iter().any(|e| e == name) {
+                        return Err(Refusal(format!(
+                            "{name} is the name of an engine of this event: sign on with another"
+                        )));
+                    }
+                    let Some(index) = free_seat(&slots) else {
+                        let seats = slots.iter().any(|s| s.seat.is_some());
+                        return Err(Refusal(if seats {
+                            format!("{name} is not a player of this event, and no seat is free")
+                        } else {
+                            format!("{name} is not a player of this event")
+                        }));
+                    };
+                    slots[index].take(name, TakenBy::Name);
+                    index
+                }
+            },
+            // No tcsi: the first listed place with no token and no live connection;
+            // then a seat taken by an unnamed player whose connection is gone (such a
+            // player, coming back, gets its seat and game again); then a free seat,
+            // named by the connection's address.
+            None => {
+                let listed = slots
+                    .iter()
+                    .position(|s| s.seat.is_none() && s.player.token.is_none() && !s.is_live());
+                let unnamed = || {
+                    slots.iter().position(|s| {
+                        matches!(s.seat, Some((_, Some(TakenBy::Address)))) && !s.is_live()
+                    })
+                };
+                match listed.or_else(unnamed).or_else(|| free_seat(&slots)) {
+                    Some(index) => {
+                        slots[index].take(&peer.to_string(), TakenBy::Address);
+                        index
+                    }
+                    None => {
+                        return Err(Refusal(
+                            "no free place for a player without a name (tcsi)".into(),
+                        ));
+                    }
+                }
+            }
         };
         let slot = &mut slots[index];
         if let Some(expected) = &slot.player.token
@@ -264,7 +431,7 @@ impl Registry {
                 if token.is_some() { "wrong" } else { "no" }
             )));
         }
-        if slot.router.as_ref().is_some_and(|r| r.is_alive()) {
+        if slot.is_live() {
             return Err(Refusal(format!(
                 "{} is connected already",
                 slot.player.name

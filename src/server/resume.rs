@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::core::game::GameResult;
 use crate::tournament::GameSpec;
 
-use super::{ServeConfig, ServeError};
+use super::{Entrant, ServeConfig, ServeError, TakenBy};
 
 /// Reads `DIR/event.jsonl`: the event's settings (its folder now `dir`) and its lines.
 pub(super) fn read(dir: &Path) -> Result<(ServeConfig, Vec<serde_json::Value>), ServeError> {
@@ -47,7 +47,36 @@ pub(super) fn read(dir: &Path) -> Result<(ServeConfig, Vec<serde_json::Value>), 
     let mut cfg: ServeConfig = serde_json::from_value(config.clone())
         .map_err(|e| bad(format!("{}: its settings: {e}", path.display())))?;
     cfg.out = dir.to_path_buf();
+    take_seats(&mut cfg, &lines);
     Ok((cfg, lines))
+}
+
+/// Gives the event's seats the names their players took, as the journal's `seat` lines
+/// say (`{"seat":1,"player":3,"name":"Ann","taken_by":"name"}`): a resumed event pairs
+/// the same players, and each seat is its player's still.
+fn take_seats(cfg: &mut ServeConfig, lines: &[serde_json::Value]) {
+    for line in lines.iter().skip(1) {
+        let (Some(number), Some(player), Some(name)) = (
+            line.get("seat").and_then(serde_json::Value::as_u64),
+            line.get("player").and_then(serde_json::Value::as_u64),
+            line.get("name").and_then(serde_json::Value::as_str),
+        ) else {
+            continue;
+        };
+        let taken = line
+            .get("taken_by")
+            .and_then(|t| serde_json::from_value::<TakenBy>(t.clone()).ok())
+            .unwrap_or(TakenBy::Name);
+        match cfg.players.get_mut(player as usize) {
+            Some(Entrant::Seat(seat)) if u64::from(seat.number) == number => {
+                seat.name = name.to_string();
+                seat.taken = Some(taken);
+            }
+            _ => log::warn!(
+                "event.jsonl: seat {number} of player {player} ({name}) is no seat of the event; left out"
+            ),
+        }
+    }
 }
 
 /// What an event's journal says happened.

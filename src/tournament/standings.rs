@@ -80,6 +80,13 @@ impl Standings {
         }
     }
 
+    /// Gives player `i` its name (a seat's, once its player signed on).
+    pub fn rename(&mut self, i: usize, name: &str) {
+        if let Some(n) = self.names.get_mut(i) {
+            *n = name.to_string();
+        }
+    }
+
     /// Counts a game between `white` and `black`.
     pub fn record(&mut self, white: usize, black: usize, result: GameResult) {
         let Some([w, b]) = result.half_points() else {

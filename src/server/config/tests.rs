@@ -33,6 +33,7 @@ token = "s3cret"
 name = "SF"
 cmd = "/usr/games/stockfish"
 proto = "uci"
+option.Threads = 2
 option.Hash = 16
 nodes = 1000
 
@@ -56,6 +57,7 @@ out = "club"
                 "cmd=/usr/games/stockfish",
                 "proto=uci",
                 "nodes=1000",
+                "option.Threads=2",
                 "option.Hash=16"
             ],
         ]
