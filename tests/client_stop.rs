@@ -193,3 +193,64 @@ fn gnuchess_thinking_is_stopped_by_a_disconnect_and_ctrl_c() {
         End::Signal(libc::SIGINT),
     );
 }
+
+/// Over TCP, the referee says `disconnect` and closes the connection while the engine
+/// thinks (the end of an event): the client leaves as told. It must not take the
+/// closing for a lost connection and connect again.
+#[test]
+fn a_disconnect_then_a_closed_connection_while_the_engine_thinks_ends_the_client() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let err = dir.path().join("client.err");
+    let engine = format!("uci:{}", stubborn_engine(dir.path()));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let mut client = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args([
+                "client",
+                "--connect",
+                &addr,
+                "--name",
+                "A",
+                "--engine",
+                &engine,
+            ])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(File::create(&err).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let (stream, _) = listener.accept().unwrap();
+    let mut lines = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    lines.read_line(&mut line).unwrap();
+    assert!(line.contains("refreq sign_on"), "{line}");
+    let mut out = stream;
+    for rec in [
+        format!("{START} refcom reset;"),
+        format!(
+            "{START} ptp Event \"T\" Site \"?\" Date \"2026.11.25\" Round \"1\" White \"A\" Black \"B\" Result \"*\" TimeControl \"40/7200\"; refcom inform;"
+        ),
+        format!("{START} cc 000:00:00:00 000:00:00:00; fmvn 1; hmvc 0; refcom respond;"),
+    ] {
+        writeln!(out, "{rec}").unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    writeln!(out, "{START} refcom disconnect;").unwrap();
+    drop(out);
+    drop(lines);
+    // The stubborn engine is killed 0.3 s after its stop; by then the connection has
+    // closed too.
+    let status = exit_within(&mut client, Duration::from_secs(3)).unwrap_or_else(|| {
+        panic!(
+            "the client was still running 3 s after disconnect; stderr:\n{}",
+            stderr_of(&err)
+        )
+    });
+    assert!(status.success(), "{status}; {}", stderr_of(&err));
+    // Nobody connects again.
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "the client connected again");
+}

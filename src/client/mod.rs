@@ -480,7 +480,10 @@ impl Driver<'_> {
 
     /// How the session ends once the stop fired.
     fn leave(&mut self, reason: StopReason) -> Result<(), ClientError> {
-        if let Some(e) = self.failure.take() {
+        // After the referee's `disconnect`, its closing the line is the end it said.
+        if let Some(e) = self.failure.take()
+            && reason != StopReason::Disconnect
+        {
             return Err(e);
         }
         match reason {

@@ -180,7 +180,10 @@ impl Live {
                     .filter(|(_, g)| g.result.is_some())
                     .map(|(n, _)| *n)
                     .collect();
-                for n in finished.iter().take(finished.len().saturating_sub(FINISHED_KEPT)) {
+                for n in finished
+                    .iter()
+                    .take(finished.len().saturating_sub(FINISHED_KEPT))
+                {
                     state.games.remove(n);
                 }
                 publish(&mut state, json);
