@@ -36,8 +36,13 @@ fn every_example_file_in_docs_loads() {
     for path in files(&docs) {
         let shown = path.display();
         match path.extension().and_then(|e| e.to_str()) {
-            // The documentation itself.
+            // The documentation itself, and its pictures (a PNG must at least be one).
             Some("md") => continue,
+            Some("png") => {
+                let bytes = std::fs::read(&path).unwrap();
+                assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{shown}: not a PNG");
+                continue;
+            }
             Some("toml")
                 if path
                     .file_name()
