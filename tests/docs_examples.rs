@@ -40,7 +40,10 @@ fn every_example_file_in_docs_loads() {
             Some("md") => continue,
             Some("png") => {
                 let bytes = std::fs::read(&path).unwrap();
-                assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{shown}: not a PNG");
+                assert!(
+                    bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+                    "{shown}: not a PNG"
+                );
                 continue;
             }
             Some("toml")

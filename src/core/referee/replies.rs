@@ -53,10 +53,7 @@ impl Referee {
     pub(super) fn on_reply(&mut self, port: Port, at: Duration, rec: &Record) {
         let draw_rule = self.cfg.draw_rule;
         let Some(cur) = self.playing_mut() else {
-            return self.notice(Notice::Noise {
-                port,
-                reason: "a reply outside a game".into(),
-            });
+            return self.notice(Notice::Late { port });
         };
         let clock_waits =
             cur.to_move_port() == port && (cur.clock_started.is_none() || cur.suspended.is_some());

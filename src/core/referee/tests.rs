@@ -893,3 +893,26 @@ fn a_hosted_match_begins_at_once_and_ends_without_disconnect() {
         "the event says disconnect, not the match"
     );
 }
+
+#[test]
+fn a_reply_after_its_game_ended_is_late_not_noise() {
+    let mut s = Script::new(config("60"));
+    s.reach_first_respond();
+    s.drain_all(5001);
+    s.line(Port::A, 5500, &format!("{START} refreq reply; resign;"));
+    s.drain_all(5502);
+    // Black's answer was on its way (say, to a respond the supervisor's quit overtook).
+    s.line(
+        Port::B,
+        5600,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - refreq reply; sm e5;",
+    );
+    assert!(
+        s.notices
+            .iter()
+            .any(|n| matches!(n, Notice::Late { port: Port::B })),
+        "{:?}",
+        s.notices
+    );
+    assert!(!s.notices.iter().any(|n| matches!(n, Notice::Noise { .. })));
+}

@@ -332,6 +332,13 @@ pub enum Notice {
         /// The port.
         port: Port,
     },
+    /// A reply that came when no game was being played: an answer on its way when its
+    /// game ended (adjudicated, drawn by the rules, quit by the supervisor), ignored, and
+    /// no noise.
+    Late {
+        /// The port.
+        port: Port,
+    },
     /// A reply was answered with the same `respond` again.
     Resent {
         /// The port.
@@ -466,6 +473,9 @@ impl fmt::Display for Notice {
                 f,
                 "port {port}: a second answer to a respond already answered, ignored"
             ),
+            Notice::Late { port } => {
+                write!(f, "port {port}: a reply after its game ended, ignored")
+            }
             Notice::Resent { port, reason } => {
                 write!(f, "port {port}: respond sent again: {reason}")
             }
