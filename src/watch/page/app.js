@@ -146,7 +146,19 @@ function drawDetail(game) {
     const li = el("li");
     const white = ply % 2 === 0 ? game.moves[i] : null;
     const black = ply % 2 === 0 ? game.moves[i + 1] : game.moves[i];
-    li.textContent = `${white ? white.san : "…"} ${black ? black.san : ""}`;
+    // Each move with its mover's evaluation, from White's side, and depth.
+    const eval_ = (mv, sign) => {
+      if (!mv || mv.score === null || mv.score === undefined) return "";
+      const v = (sign * mv.score) / 100;
+      return ` (${v >= 0 ? "+" : ""}${v.toFixed(2)}${mv.depth ? "/" + mv.depth : ""})`;
+    };
+    li.appendChild(el("span", "san", white ? white.san : "…"));
+    li.appendChild(el("span", "eval", eval_(white, 1)));
+    li.appendChild(document.createTextNode(" "));
+    if (black) {
+      li.appendChild(el("span", "san", black.san));
+      li.appendChild(el("span", "eval", eval_(black, -1)));
+    }
     list.appendChild(li);
   }
   const last = game.moves[game.moves.length - 1];
