@@ -141,6 +141,11 @@ pub struct ServeArgs {
     /// anything either way).
     #[arg(long)]
     pub unattended: bool,
+    /// Print plain lines, one per event, instead of the full-screen view. The view is
+    /// shown when standard input and output are a terminal (unless TERM is dumb, or the
+    /// terminal is a serial line) and the console is attended; see docs/supervisor.md.
+    #[arg(long)]
+    pub plain: bool,
     /// The event's folder: games.pgn, each game's journal, standings.txt and .json,
     /// event.jsonl. It must not hold an event already.
     #[arg(long, value_name = "DIR", required_unless_present_any = ["resume", "config"])]
@@ -270,7 +275,7 @@ pub struct SerialArgs {
     pub port_b: Option<String>,
     /// Take every option from an event file (TOML; see docs/example-event.toml), as a
     /// referee running in the background under systemd does. Its keys are the options'
-    /// names; only --unattended, --resume and --continue may be given with it.
+    /// names; only --unattended, --plain, --resume and --continue may be given with it.
     #[arg(
         long,
         value_name = "EVENT.toml",
@@ -341,6 +346,11 @@ pub struct SerialArgs {
     /// Run without a supervisor at the console.
     #[arg(long)]
     pub unattended: bool,
+    /// Print plain lines, one per event, instead of the full-screen view. The view is
+    /// shown when standard input and output are a terminal (unless TERM is dumb, or the
+    /// terminal is a serial line) and the console is attended; see docs/supervisor.md.
+    #[arg(long)]
+    pub plain: bool,
     /// Charge the players the time their records spend on a slow line, too. By default
     /// that time is deducted when the line's rate is known: on a real serial port, or on
     /// a pty when --baud is given.
@@ -557,7 +567,7 @@ mod tests {
 
     /// The options of `argus serial` that have no key in an event file, and why: they say
     /// how a run finds its match, not what the match is.
-    const NOT_IN_A_FILE: [(&str, &str); 3] = [
+    const NOT_IN_A_FILE: [(&str, &str); 4] = [
         ("config", "it names the event file itself"),
         (
             "resume",
@@ -566,6 +576,10 @@ mod tests {
         (
             "continue",
             "it takes the match over from its journal or starts it, by whether the journal exists; the file names the journal",
+        ),
+        (
+            "plain",
+            "it says how this run is shown (plain lines, not the terminal view), not what the match is: one file serves a referee at a terminal and one whose output is logged",
         ),
     ];
 
@@ -765,11 +779,15 @@ mod tests {
     }
 
     /// The options of `argus serve` with no key in its event file, and why.
-    const SERVE_NOT_IN_A_FILE: [(&str, &str); 2] = [
+    const SERVE_NOT_IN_A_FILE: [(&str, &str); 3] = [
         ("config", "it names the event file itself"),
         (
             "resume",
             "it names the folder of an event to go on with, whose every option is in its event.jsonl",
+        ),
+        (
+            "plain",
+            "it says how this run is shown (plain lines, not the terminal view), not what the event is",
         ),
     ];
 

@@ -25,6 +25,7 @@ use argus::mediator::journal::{self, Event, Journal};
 use argus::mediator::{self, Control, Eol, Line, PrintWatcher, Records};
 use argus::transport::serial::{self, SerialSettings};
 use argus::transport::{Duplex, tcp};
+use argus::watch::live::Live;
 
 mod commands;
 mod resume_args;
@@ -169,6 +170,8 @@ struct Plan {
     from_config: bool,
     /// Where the audience's page is served (`--http`), when it is.
     http: Option<String>,
+    /// Plain lines, never the terminal view (`--plain`).
+    plain: bool,
 }
 
 enum Start {
@@ -200,7 +203,7 @@ fn serial_cmd(args: SerialArgs, given: &resume_args::Given) -> Result<ExitCode> 
     }
     let plan = match (&args.resume, &args.config) {
         (Some(journal), config) => plan_resume(&args, given, journal, config.as_deref())?,
-        (None, Some(file)) => plan_config(file, args.unattended)?,
+        (None, Some(file)) => plan_config(file, args.unattended, args.plain)?,
         (None, None) => plan_new(args)?,
     };
     run_plan(plan)
@@ -252,6 +255,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         attended: !args.unattended,
         from_config: false,
         http: args.http,
+        plain: args.plain,
     })
 }
 
@@ -275,8 +279,9 @@ fn wire_timing(
 }
 
 /// The match of the event file `file`; `unattended` from the command line, or from the
-/// file, runs it without a supervisor.
-fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
+/// file, runs it without a supervisor; `plain` (the command line's) never shows the
+/// terminal view.
+fn plan_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
     let event = EventConfig::load(file)?;
     let unattended = unattended || event.unattended;
     let openings = match &event.openings {
@@ -313,6 +318,7 @@ fn plan_config(file: &Path, unattended: bool) -> Result<Plan> {
         attended: !unattended,
         from_config: true,
         http: event.http.clone(),
+        plain,
     })
 }
 
@@ -372,6 +378,7 @@ fn plan_resume(
             .http
             .clone()
             .or_else(|| event.as_ref().and_then(|e| e.http.clone())),
+        plain: args.plain,
     })
 }
 
@@ -456,6 +463,27 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         journal,
         pgn: plan.pgn.clone(),
     };
+    // The supervisor's console: the terminal view's line, or standard input.
+    let (control, controls) = crossbeam_channel::unbounded();
+    let view = if plan.attended && argus::watch::tui::wanted(plan.plain) {
+        let config = referee.config();
+        let title = format!(
+            "argus serial{}: {} vs {}, {} game(s) at {}",
+            if config.event == "?" {
+                String::new()
+            } else {
+                format!(" · {}", config.event)
+            },
+            plan.ports[0],
+            plan.ports[1],
+            config.games,
+            config.time_control
+        );
+        let commands = supervisor::HELP.trim_start_matches("commands: ");
+        start_view(&title, commands, console_line(control.clone()))
+    } else {
+        None
+    };
     println!(
         "argus: refereeing {} vs {} at {}; PGN {}, journal {}",
         plan.ports[0],
@@ -469,27 +497,48 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         resume,
     };
     let games = referee.config().games;
-    let mut watcher: Box<dyn mediator::Watcher> = match &plan.http {
-        Some(addr) => {
-            let config = referee.config();
-            let live = commands::start_page(addr, &config.event, &config.site)?;
+    let live = view
+        .as_ref()
+        .map(|(_, live)| Arc::clone(live))
+        .or_else(|| plan.http.is_some().then(|| Arc::new(Live::new())));
+    if let (Some(addr), Some(live)) = (&plan.http, &live) {
+        let config = referee.config();
+        commands::start_page(addr, &config.event, &config.site, Arc::clone(live))?;
+    }
+    // Beside the view, the moves are its move list's, not lines of the log.
+    let print: Box<dyn mediator::Watcher> = if view.is_some() {
+        Box::new(argus::watch::feed::ViewLines)
+    } else {
+        Box::new(PrintWatcher)
+    };
+    let mut watcher: Box<dyn mediator::Watcher> = match live {
+        Some(live) => {
             let before = options.resume.as_ref().map(|t| t.tally).unwrap_or_default();
-            let mut feed = argus::watch::feed::MatchFeed::new(PrintWatcher, live, before);
+            let mut feed = argus::watch::feed::MatchFeed::new(print, live, before);
             if let Some(takeover) = &options.resume {
                 feed.catch_up(&takeover.current);
             }
             Box::new(feed)
         }
-        None => Box::new(PrintWatcher),
+        None => print,
     };
+    interrupts(&control)?;
+    if plan.attended {
+        println!("argus: supervisor console; {}", supervisor::HELP);
+        if view.is_none() {
+            read_console(control)?;
+        }
+    }
     let outcome = mediator::run(
         referee,
         lines,
         options,
         &mut records,
         watcher.as_mut(),
-        controls(plan.attended)?,
+        controls,
     )?;
+    // The terminal is given back before the last lines.
+    drop(view);
     let tally = outcome.tally;
     // A game `quit` ended has no result: it was not played.
     let finished = if outcome.quit {
@@ -523,15 +572,14 @@ fn eol_name(eol: Eol) -> &'static str {
 
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// The referee's controls: Ctrl-C, SIGTERM from a service manager or SIGHUP from a lost
-/// terminal asks it to stop, to be resumed later (a second one exits at once: the
-/// journal is already on disk); with a supervisor (`attended`), every line typed on
-/// standard input is a console command.
-fn controls(attended: bool) -> Result<crossbeam_channel::Receiver<Control>> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let stop = tx.clone();
+/// Ctrl-C, SIGTERM from a service manager or SIGHUP from a lost terminal asks the
+/// referee to stop, to be resumed later (a second one exits at once: the journal is
+/// already on disk, and the terminal is given back).
+fn interrupts(control: &crossbeam_channel::Sender<Control>) -> Result<()> {
+    let stop = control.clone();
     ctrlc::set_handler(move || {
         if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            argus::watch::tui::restore();
             eprintln!("argus: interrupted again, exiting now; the journal is on disk");
             std::process::exit(130);
         }
@@ -540,33 +588,65 @@ fn controls(attended: bool) -> Result<crossbeam_channel::Receiver<Control>> {
         );
         let _ = stop.send(Control::Stop);
     })
-    .context("cannot install the interrupt handler")?;
-    if attended {
-        println!("argus: supervisor console; {}", supervisor::HELP);
-        std::thread::Builder::new()
-            .name("argus-console".into())
-            .spawn(move || {
-                for line in io::stdin().lines() {
-                    let Ok(line) = line else { break };
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    match line.parse::<supervisor::Command>() {
-                        Ok(command) => {
-                            if tx.send(Control::Command(command)).is_err() {
-                                return;
-                            }
-                        }
-                        Err(e) => println!("argus: {e}"),
-                    }
-                }
-                log::warn!(
-                    "standard input closed: no more console commands (--unattended runs without a supervisor)"
-                );
-            })
-            .context("cannot start the console")?;
+    .context("cannot install the interrupt handler")
+}
+
+/// A line typed on the supervisor's console, as a command to the referee.
+fn console_command(control: &crossbeam_channel::Sender<Control>, line: &str) -> bool {
+    if line.trim().is_empty() {
+        return true;
     }
-    Ok(rx)
+    match line.parse::<supervisor::Command>() {
+        Ok(command) => control.send(Control::Command(command)).is_ok(),
+        Err(e) => {
+            println!("argus: {e}");
+            true
+        }
+    }
+}
+
+/// What the terminal view does with a line typed on its console.
+fn console_line(control: crossbeam_channel::Sender<Control>) -> argus::watch::tui::OnLine {
+    Box::new(move |line| {
+        console_command(&control, line);
+    })
+}
+
+/// Reads the supervisor's commands on standard input, a line each, without the view.
+fn read_console(control: crossbeam_channel::Sender<Control>) -> Result<()> {
+    std::thread::Builder::new()
+        .name("argus-console".into())
+        .spawn(move || {
+            for line in io::stdin().lines() {
+                let Ok(line) = line else { break };
+                if !console_command(&control, &line) {
+                    return;
+                }
+            }
+            log::warn!(
+                "standard input closed: no more console commands (--unattended runs without a supervisor)"
+            );
+        })
+        .context("cannot start the console")?;
+    Ok(())
+}
+
+/// Starts the supervisor's terminal view on a model of its own, which the page shares
+/// when there is one; None (and a warning, and plain lines) when the terminal will not
+/// have it.
+pub(crate) fn start_view(
+    title: &str,
+    commands: &str,
+    on_line: argus::watch::tui::OnLine,
+) -> Option<(argus::watch::tui::View, Arc<Live>)> {
+    let live = Arc::new(Live::new());
+    match argus::watch::tui::View::start(Arc::clone(&live), title, commands, on_line) {
+        Ok(view) => Some((view, live)),
+        Err(e) => {
+            log::warn!("no terminal view ({e}): plain lines instead");
+            None
+        }
+    }
 }
 
 fn wire_cmd(args: WireArgs) -> Result<ExitCode> {

@@ -616,8 +616,10 @@ mod tests {
             "illegal",
             "unattended",
             "no_wire_compensation",
-            // How the games are shown is not the match's: any page, or none, goes.
+            // How the games are shown is not the match's: any page, or none, goes; and
+            // the terminal view or plain lines.
             "http",
+            "plain",
         ];
         let cli = Cli::command();
         let serial = cli.find_subcommand("serial").unwrap();

@@ -34,7 +34,16 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         wire: Default::default(),
     };
     let live = match &args.http {
-        Some(addr) => Some(super::start_page(addr, &config.event, &config.site)?),
+        Some(addr) => {
+            let live = std::sync::Arc::new(argus::watch::live::Live::new());
+            super::start_page(
+                addr,
+                &config.event,
+                &config.site,
+                std::sync::Arc::clone(&live),
+            )?;
+            Some(live)
+        }
         None => None,
     };
     // Slow enough to follow on the page, when there is one.
@@ -108,13 +117,15 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     }
     let feed = live.map(|live| MatchFeed::new((), live, Default::default()));
     let mut watcher = DemoWatcher(Vec::new(), feed);
+    let (control, controls) = crossbeam_channel::unbounded();
+    interrupts(&control)?;
     mediator::run(
         referee,
         lines,
         Eol::Lf,
         &mut records,
         &mut watcher,
-        controls(false)?,
+        controls,
     )?;
     for client in clients {
         match client.join() {

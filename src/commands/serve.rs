@@ -184,7 +184,7 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
                     .ids()
                     // Options only (clap also lists the struct's group, ServeArgs).
                     .filter(|id| {
-                        !["resume", "unattended", "http"].contains(&id.as_str())
+                        !["resume", "unattended", "http", "plain"].contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
                     })
                     .filter(|id| {
@@ -208,6 +208,7 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
     static REQUESTS: Requests = Requests::new();
     ctrlc::set_handler(|| {
         if REQUESTS.stop() {
+            argus::watch::tui::restore();
             eprintln!("argus serve: interrupted again, exiting now");
             client::engine_process::kill_all();
             std::process::exit(130);
@@ -220,6 +221,30 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
     // Said before anything else is printed.
     server::check_players(&cfg)?;
     let scheduled = server::scheduled_games(&cfg);
+    // The terminal view, when argus serve runs attended in a terminal: its console
+    // line takes the console's commands.
+    let view = if !args.unattended && argus::watch::tui::wanted(args.plain) {
+        let title = format!(
+            "argus serve{}: {} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
+            if cfg.event == "?" {
+                String::new()
+            } else {
+                format!(" · {}", cfg.event)
+            },
+            cfg.players.len(),
+            cfg.format,
+            cfg.time_control,
+            cfg.concurrency,
+            cfg.out.display()
+        );
+        crate::start_view(
+            &title,
+            argus::server::CONSOLE_HELP.trim_start_matches("commands: "),
+            Box::new(|line| super::serve_console::line(line, &REQUESTS)),
+        )
+    } else {
+        None
+    };
     println!(
         "argus serve: {}{} players, {}, {scheduled} game(s) at {}, {} at once; files in {}",
         if args.resume.is_some() {
@@ -240,12 +265,19 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         );
     }
     if !args.unattended {
-        super::serve_console::start(&REQUESTS)?;
+        super::serve_console::start(&REQUESTS, view.is_none())?;
     }
-    let live = match &args.http {
-        Some(addr) => Some(super::start_page(addr, &cfg.event, &cfg.site)?),
-        None => None,
-    };
+    let live = view
+        .as_ref()
+        .map(|(_, live)| std::sync::Arc::clone(live))
+        .or_else(|| {
+            args.http
+                .is_some()
+                .then(|| std::sync::Arc::new(argus::watch::live::Live::new()))
+        });
+    if let (Some(addr), Some(live)) = (&args.http, &live) {
+        super::start_page(addr, &cfg.event, &cfg.site, std::sync::Arc::clone(live))?;
+    }
     // The players' names: a seat's changes once its player signs on.
     let mut names: Vec<String> = cfg.players.iter().map(|p| p.name().to_string()).collect();
     let two = cfg.players.len() == 2;
@@ -319,6 +351,8 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         Some(dir) => server::resume(dir, &REQUESTS, live.as_ref(), &mut progress)?,
         None => server::run(&cfg, &REQUESTS, live.as_ref(), &mut progress)?,
     };
+    // The terminal is given back before the standings are printed.
+    drop(view);
     // The crosstable of a big event is for standings.txt, not the terminal.
     let text = summary.standings.text();
     let table = if cfg.players.len() > 16 {

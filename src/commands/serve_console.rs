@@ -15,28 +15,37 @@ const HELP_LINES: [&str; 4] = [
     "  help              this list",
 ];
 
-/// Starts the console's reader thread.
-pub(crate) fn start(requests: &'static Requests) -> Result<()> {
-    if io::stdin().is_terminal() {
+/// Starts the console: says so, and reads standard input when `read` (not when the
+/// terminal view's line takes the commands).
+pub(crate) fn start(requests: &'static Requests, read: bool) -> Result<()> {
+    if !read || io::stdin().is_terminal() {
         println!("argus serve: console; {CONSOLE_HELP}");
+    }
+    if !read {
+        return Ok(());
     }
     std::thread::Builder::new()
         .name("argus-serve-console".into())
         .spawn(move || {
-            for line in io::stdin().lock().lines() {
-                let Ok(line) = line else { break };
-                if line.trim().is_empty() {
-                    continue;
-                }
-                match line.parse::<ConsoleCommand>() {
-                    Ok(command) => act(command, requests),
-                    Err(e) => println!("argus serve: {e}"),
-                }
+            for text in io::stdin().lock().lines() {
+                let Ok(text) = text else { break };
+                line(&text, requests);
             }
             log::info!("standard input closed: the console reads no more; the event goes on");
         })
         .context("cannot start the console")?;
     Ok(())
+}
+
+/// Runs one line typed on the console (blank lines are nothing).
+pub(crate) fn line(text: &str, requests: &Requests) {
+    if text.trim().is_empty() {
+        return;
+    }
+    match text.parse::<ConsoleCommand>() {
+        Ok(command) => act(command, requests),
+        Err(e) => println!("argus serve: {e}"),
+    }
 }
 
 fn act(command: ConsoleCommand, requests: &Requests) {

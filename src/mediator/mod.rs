@@ -121,6 +121,16 @@ pub trait Watcher {
     fn game_over(&mut self, _report: &GameReport) {}
 }
 
+impl<W: Watcher + ?Sized> Watcher for Box<W> {
+    fn notice(&mut self, notice: &Notice) {
+        (**self).notice(notice);
+    }
+
+    fn game_over(&mut self, report: &GameReport) {
+        (**self).game_over(report);
+    }
+}
+
 /// A watcher that logs notices.
 pub struct LogWatcher;
 

@@ -9,6 +9,20 @@ use crate::core::tally::{Tally, white_port};
 use crate::core::{GameReport, Notice, Port};
 use crate::mediator::Watcher;
 
+/// The console's lines beside the terminal view: every notice as [`PrintWatcher`]
+/// prints it, but the moves, which the view's move list shows.
+///
+/// [`PrintWatcher`]: crate::mediator::PrintWatcher
+pub struct ViewLines;
+
+impl Watcher for ViewLines {
+    fn notice(&mut self, notice: &Notice) {
+        if !matches!(notice, Notice::Moved { .. }) {
+            println!("{notice}");
+        }
+    }
+}
+
 /// Feeds a match's notices to `live` as well as to `inner`.
 pub struct MatchFeed<W> {
     inner: W,

@@ -99,6 +99,8 @@ struct State {
     standings: Option<serde_json::Value>,
     log: VecDeque<String>,
     subscribers: Vec<Sender<Update>>,
+    /// The side whose clock ran when its game was paused or stopped, by game.
+    paused: BTreeMap<u32, &'static str>,
 }
 
 /// The model of the games in progress; see the module's documentation.
@@ -246,6 +248,36 @@ impl Live {
                 });
                 publish(&mut state, json);
             }
+            // A pause (or a stop) stands the clocks; the end of the pause runs the
+            // one that ran.
+            Notice::Paused { .. } | Notice::Stopping { .. } => {
+                let now = now_ms();
+                let Some(game) = state.games.get_mut(&number) else {
+                    return;
+                };
+                let Some(side) = game.running.take() else {
+                    return;
+                };
+                let i = usize::from(side == "b");
+                let gone = now.saturating_sub(game.at_ms);
+                game.clocks_ms[i] = game.clocks_ms[i].map(|c| c.saturating_sub(gone));
+                game.at_ms = now;
+                let json = clocks_json(number, game);
+                state.paused.insert(number, side);
+                publish(&mut state, json);
+            }
+            Notice::Unpaused => {
+                let Some(side) = state.paused.remove(&number) else {
+                    return;
+                };
+                let Some(game) = state.games.get_mut(&number) else {
+                    return;
+                };
+                game.running = Some(side);
+                game.at_ms = now_ms();
+                let json = clocks_json(number, game);
+                publish(&mut state, json);
+            }
             other if is_warning(other) => {
                 let line = format!("game {number}: {other}");
                 state.log.push_back(line.clone());
@@ -274,6 +306,11 @@ impl Live {
     /// Every game of the round, by number.
     pub fn games(&self) -> Vec<GameView> {
         self.state().games.values().cloned().collect()
+    }
+
+    /// The standings as last given, if any.
+    pub fn current_standings(&self) -> Option<serde_json::Value> {
+        self.state().standings.clone()
     }
 
     /// One game.
@@ -308,6 +345,17 @@ impl Live {
 /// The event that says nothing changed for a while (`{"type":"heartbeat",...}`).
 pub fn heartbeat() -> String {
     serde_json::json!({ "type": "heartbeat", "now_ms": now_ms() }).to_string()
+}
+
+/// A game's clocks changed without a move (a pause, its end): `{"type":"clocks",...}`.
+fn clocks_json(number: u32, game: &GameView) -> serde_json::Value {
+    serde_json::json!({
+        "type": "clocks",
+        "game": number,
+        "clocks_ms": game.clocks_ms,
+        "running": game.running,
+        "at_ms": game.at_ms,
+    })
 }
 
 /// Numbers `json`, and hands it to every subscriber; one that has fallen

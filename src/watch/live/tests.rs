@@ -195,3 +195,36 @@ fn a_long_event_keeps_its_games_under_way_and_the_last_finished_ones() {
     assert_eq!(games[0].number, 1);
     assert_eq!(games[1].number, 100 - FINISHED_KEPT as u32 + 1);
 }
+
+#[test]
+fn a_pause_stands_the_clocks_and_its_end_runs_the_one_that_ran() {
+    let live = Live::new();
+    live.notice(1, 1, &started("Ann", "Bob"));
+    live.notice(1, 1, &e4());
+    let (_, updates) = live.subscribe();
+    std::thread::sleep(Duration::from_millis(30));
+    live.notice(
+        1,
+        1,
+        &Notice::Paused {
+            reason: "the supervisor".into(),
+        },
+    );
+    let paused = json(&updates.try_recv().unwrap());
+    assert_eq!(paused["type"], "clocks");
+    assert_eq!(paused["running"], serde_json::Value::Null);
+    let black = paused["clocks_ms"][1].as_u64().unwrap();
+    assert!(
+        black <= 59_970,
+        "the time before the pause is Black's: {black}"
+    );
+    assert_eq!(paused["clocks_ms"][0], 58_500);
+    assert_eq!(live.game(1).unwrap().running, None);
+    live.notice(1, 1, &Notice::Unpaused);
+    let going = json(&updates.try_recv().unwrap());
+    assert_eq!(going["running"], "b");
+    assert_eq!(going["clocks_ms"][1], black);
+    // An end of a pause that was not one of a game is nothing.
+    live.notice(1, 1, &Notice::Unpaused);
+    assert!(updates.try_recv().is_err());
+}

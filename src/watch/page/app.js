@@ -263,6 +263,15 @@ function take(ev) {
       draw();
       break;
     }
+    case "clocks": {
+      const g = games.get(ev.game);
+      if (!g) return;
+      g.clocks_ms = ev.clocks_ms;
+      g.running = ev.running;
+      g.seen = Date.now();
+      draw();
+      break;
+    }
     case "over": {
       const g = games.get(ev.game);
       if (!g) return;
