@@ -1,0 +1,220 @@
+//! `argus serve` against what goes wrong: hostile connections (silent, flooding,
+//! beyond --max-clients), an engine that cannot be restarted, and a client that stops
+//! reading or speaks out of turn. None of them costs another game.
+
+use std::time::{Duration, Instant};
+
+mod serve_support;
+use serve_support::*;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+/// Hostile connections cost no game: one that says nothing is closed after 10 s with a
+/// fault, one that floods is closed, one beyond --max-clients is refused, and the
+/// event is played by the real clients all the same.
+#[test]
+fn hostile_connections_are_closed_and_the_event_goes_on() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--player",
+        "Bob",
+        "--games",
+        "2",
+        "--tc",
+        "60+0.1",
+        "--max-clients",
+        "2",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut silent = first_connection(&addr);
+    let connected = Instant::now();
+    // A flood under Ann's name: admitted, then closed.
+    let mut flood = std::net::TcpStream::connect(&addr).unwrap();
+    writeln!(flood, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
+    for i in 0..300 {
+        if writeln!(flood, "garbage {i}").is_err() {
+            break;
+        }
+    }
+    assert!(
+        read_line(&mut flood, Duration::from_secs(5)).is_none(),
+        "closed"
+    );
+    // Two open connections (the silent one, and this one waiting): a third is refused.
+    let _second = std::net::TcpStream::connect(&addr).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut third = std::net::TcpStream::connect(&addr).unwrap();
+    let refused = read_line(&mut third, Duration::from_secs(5)).unwrap_or_default();
+    assert!(
+        refused.contains("connections at most") && refused.contains("refcom fault"),
+        "{refused}"
+    );
+    drop(_second);
+    // The silent one gets its fault at 10 s.
+    let fault = read_line(&mut silent, Duration::from_secs(15)).unwrap_or_default();
+    assert!(fault.contains("no sign_on within 10 s"), "{fault}");
+    assert!(
+        connected.elapsed() >= Duration::from_secs(9),
+        "{:?}",
+        connected.elapsed()
+    );
+    let client = |name: &str| {
+        spawn(&[
+            "client",
+            "--connect",
+            &addr,
+            "--engine",
+            "random",
+            "--name",
+            name,
+        ])
+    };
+    let (ann, bob) = (client("Ann"), client("Bob"));
+    let serve = finish(serve, Duration::from_secs(60));
+    let stdout = text(&serve.stdout);
+    let stderr = text(&serve.stderr);
+    assert!(serve.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("2 of 2 game(s) played"), "{stdout}");
+    assert!(stderr.contains("lines in a second"), "{stderr}");
+    for c in [ann, bob] {
+        assert!(finish(c, Duration::from_secs(10)).status.success());
+    }
+}
+
+/// An engine that crashes and cannot be restarted loses the game it was playing at
+/// once, and forfeits the games after it, each saying so.
+#[cfg(unix)]
+#[test]
+fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("crashed");
+    let engine = dir.path().join("crashy.sh");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\n[ -e {m} ] && exit 1\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name crashy'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
+            m = mark.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    let out = dir.path().join("event");
+    let cmd = format!("cmd={}", engine.display());
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Crashy",
+        &cmd,
+        "proto=uci",
+        "--engine",
+        "name=Steady",
+        "--games",
+        "2",
+        "--tc",
+        "600",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}{}", text(&run.stderr));
+    let pgn = std::fs::read_to_string(out.join("games.pgn"))
+        .unwrap()
+        .replace('\n', " ");
+    let tail = &pgn[pgn.len().saturating_sub(600)..];
+    assert!(
+        pgn.contains("Crashy's engine failed and could not be restarted"),
+        "{tail}"
+    );
+    assert!(pgn.contains("Crashy could not be started"), "{tail}");
+    assert_eq!(
+        pgn_results(&out),
+        ["0-1", "1-0"],
+        "Crashy has White in game 1 and Black in game 2, and loses both"
+    );
+}
+
+/// A connection that stops reading, and one that sends replies for games it is not
+/// in, hold up no other game: they lose their own games on time, and the event ends.
+#[test]
+fn a_client_that_stops_reading_or_speaks_out_of_turn_holds_up_no_other_game() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--player",
+        "Bob",
+        "--player",
+        "Carol",
+        "--games",
+        "1",
+        "--concurrency",
+        "2",
+        "--tc",
+        "2",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut ann = first_connection(&addr);
+    // Ann signs on and never reads again.
+    writeln!(ann, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
+    // Carol signs on, and sends replies from the start position now and then: for no
+    // game of hers, or out of turn in her own.
+    let mut carol = std::net::TcpStream::connect(&addr).unwrap();
+    writeln!(carol, "{START} refreq sign_on; tcsi \"y\" \"Carol\";").unwrap();
+    let stray = std::thread::spawn(move || {
+        for _ in 0..40 {
+            if writeln!(carol, "{START} refreq reply; sm e4;").is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let bob = spawn(&[
+        "client",
+        "--connect",
+        &addr,
+        "--engine",
+        "random",
+        "--name",
+        "Bob",
+    ]);
+    let serve = finish(serve, Duration::from_secs(60));
+    let stdout = text(&serve.stdout);
+    assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
+    assert!(stdout.contains("3 of 3 game(s) played"), "{stdout}");
+    // Bob wins both of his games, on time or by the rules, and plays moves in them.
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    for game in pgn.split("[Event ").skip(1) {
+        if game.contains("\"Bob\"]") {
+            let bob_white = game.contains("[White \"Bob\"]");
+            let result = if bob_white {
+                "[Result \"1-0\"]"
+            } else {
+                "[Result \"0-1\"]"
+            };
+            assert!(game.contains(result), "{game}");
+        }
+    }
+    assert!(finish(bob, Duration::from_secs(10)).status.success());
+    drop(ann);
+    let _ = stray.join();
+}
