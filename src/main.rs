@@ -103,6 +103,7 @@ fn main() -> ExitCode {
         ),
         Command::Serve(args) => serve_cmd(*args, matches.subcommand_matches("serve")),
         Command::Client(args) => client_cmd(args),
+        Command::Observe(args) => commands::observe::observe_cmd(args),
         Command::Demo(args) => demo_cmd(args),
         Command::Replay(args) => replay_cmd(args),
         Command::Epd(command) => epd_cmd(command),

@@ -1,0 +1,158 @@
+//! `argus observe PRIMARY --out DIR`: follows a running referee's standby stream
+//! (`--standby-listen`), keeps its own copy of the journals in DIR and a live replay
+//! for the views, and takes over on the console's `takeover` or after
+//! `--takeover-after SECS` of silence: then it goes on as `--resume DIR` does, an
+//! event listening on its own `--listen`, a match on the serial ports of `--ports`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use argus::cli::ObserveArgs;
+use argus::core::Notice;
+use argus::mediator::standby::observer::{self, Copies, Follow, From, Outcome};
+
+use super::super::*;
+
+/// Set when the operator types `takeover`.
+static ASKED: AtomicBool = AtomicBool::new(false);
+/// Set once this observer has taken over: the console's lines are the event's.
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
+const HELP: &str = "commands: takeover (go on with the match or event here, now), help";
+
+/// The console: `takeover` before the takeover; the event's commands after it.
+fn console() -> Result<()> {
+    std::thread::Builder::new()
+        .name("argus-observe-console".into())
+        .spawn(|| {
+            use std::io::BufRead as _;
+            for text in io::stdin().lock().lines() {
+                let Ok(text) = text else { break };
+                if TAKEN.load(Ordering::SeqCst) {
+                    super::serve_console::line(&text, &super::serve::REQUESTS);
+                    continue;
+                }
+                match text.trim() {
+                    "" => {}
+                    "takeover" => {
+                        println!("argus observe: taking over");
+                        ASKED.store(true, Ordering::SeqCst);
+                    }
+                    "help" => println!("argus observe: {HELP}"),
+                    other => println!("argus observe: {other:?} is no command; {HELP}"),
+                }
+            }
+        })
+        .context("cannot start the console")?;
+    Ok(())
+}
+
+/// What the observer says of the games it follows: a line when one begins and ends.
+fn say(from: From<'_>, notice: &Notice) {
+    let game = from.game.map(|n| format!("game {n}: ")).unwrap_or_default();
+    match notice {
+        Notice::GameStarted { .. } | Notice::GameOver { .. } | Notice::Resumed { .. } => {
+            println!("argus observe: {game}{notice}");
+        }
+        _ => log::debug!("{game}{notice}"),
+    }
+}
+
+pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
+    fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
+    let live = args.http.as_ref().map(|_| Arc::new(Live::new()));
+    if let (Some(addr), Some(live)) = (&args.http, &live) {
+        super::start_page(addr, "?", "?", Arc::clone(live))?;
+    }
+    // The live replay feeds the views: an event's games by number, a match's through
+    // the serial mode's feed.
+    let mut feed = live
+        .as_ref()
+        .map(|live| argus::watch::feed::MatchFeed::new((), Arc::clone(live), Default::default()));
+    let event_live = live.clone();
+    let mut copies = Copies::new(
+        &args.out,
+        Box::new(move |from, notice| {
+            say(from, notice);
+            match (from.game, &event_live, &mut feed) {
+                (Some(game), Some(live), _) => {
+                    live.notice(game, from.round.unwrap_or(1), notice);
+                }
+                (None, _, Some(feed)) => mediator::Watcher::notice(feed, notice),
+                _ => {}
+            }
+        }),
+    );
+    if !args.unattended {
+        console()?;
+        println!("argus observe: console; {HELP}");
+    }
+    let by = format!("argus observe (pid {})", std::process::id());
+    println!(
+        "argus observe: following {} into {}{}",
+        args.primary,
+        args.out.display(),
+        match args.takeover_after {
+            Some(after) => format!("; taking over after {} s of silence", after.as_secs_f64()),
+            None => String::new(),
+        }
+    );
+    let how = Follow {
+        primary: args.primary.clone(),
+        takeover_after: args.takeover_after,
+        asked: &ASKED,
+        by: by.clone(),
+    };
+    match observer::follow(&how, &mut copies) {
+        Outcome::Ended { stopped: false } => {
+            println!(
+                "argus observe: the primary has finished; nothing to take over (the copy is in {})",
+                args.out.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Outcome::Ended { stopped: true } => {
+            println!(
+                "argus observe: the primary stopped, to be resumed; nothing to take over now (the copy is in {})",
+                args.out.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Outcome::Asked => println!("argus observe: taking over from {}, as asked", args.primary),
+        Outcome::Silent(silent) => println!(
+            "argus observe: {} has been silent for {:.1} s: taking over",
+            args.primary,
+            silent.as_secs_f64()
+        ),
+    }
+    // A primary that was cut off, not dead, hears it as soon as it can.
+    observer::keep_telling(args.primary.clone(), by);
+    TAKEN.store(true, Ordering::SeqCst);
+    take_over(&args, live)
+}
+
+/// Goes on with the copy as `--resume` does.
+fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
+    let dir = &args.out;
+    if dir.join("event.jsonl").exists() {
+        let argv = [
+            "argus".into(),
+            "serve".into(),
+            "--resume".into(),
+            dir.clone().into_os_string(),
+            "--unattended".into(),
+        ];
+        let Command::Serve(serve) = <Cli as clap::Parser>::try_parse_from(argv)?.command else {
+            bail!("argus serve --resume: not parsed as argus serve");
+        };
+        let took_over = super::serve::TookOver {
+            listen: args.listen,
+            live,
+        };
+        return super::serve::run_serve_as(*serve, None, Some(took_over));
+    }
+    bail!(
+        "{}: no event.jsonl: the primary offered no event's journals (a match of argus serial is taken over with --ports A,B)",
+        dir.display()
+    )
+}
