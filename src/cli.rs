@@ -207,7 +207,7 @@ pub struct ObserveArgs {
     pub listen: std::net::SocketAddr,
     /// A match (argus serial): the two serial ports to take over with, A then B (the
     /// cables moved to this PC, or an A/B switch turned): `--ports /dev/ttyUSB0,/dev/ttyUSB1`.
-    #[arg(long, value_delimiter = ',', num_args = 2, value_name = "A,B")]
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub ports: Vec<String>,
     /// The audience's page, as the primary's --http: the games followed live, and the
     /// games played after a takeover.
@@ -340,7 +340,7 @@ pub struct SerialArgs {
             "port_a", "port_b", "baud", "data_bits", "parity", "stop_bits", "flow", "eol",
             "tc", "games", "openings", "event", "site", "round", "name_a", "name_b", "pgn",
             "journal", "reset_delay", "conclude_delay", "draw_rule", "illegal",
-            "no_wire_compensation", "http",
+            "no_wire_compensation", "http", "standby_listen", "standby_sync",
         ]
     )]
     pub config: Option<PathBuf>,
@@ -418,6 +418,8 @@ pub struct SerialArgs {
     /// given.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+    #[command(flatten)]
+    pub standby: StandbyArgs,
 }
 
 /// For an option of `argus serial` given with `--config`, which clap refuses: where the

@@ -16,6 +16,8 @@ use super::super::*;
 static ASKED: AtomicBool = AtomicBool::new(false);
 /// Set once this observer has taken over: the console's lines are the event's.
 static TAKEN: AtomicBool = AtomicBool::new(false);
+/// Set when what it took over is a match (argus serial), which runs unattended here.
+static MATCH: AtomicBool = AtomicBool::new(false);
 
 const HELP: &str = "commands: takeover (go on with the match or event here, now), help";
 
@@ -28,7 +30,13 @@ fn console() -> Result<()> {
             for text in io::stdin().lock().lines() {
                 let Ok(text) = text else { break };
                 if TAKEN.load(Ordering::SeqCst) {
-                    super::serve_console::line(&text, &super::serve::REQUESTS);
+                    if MATCH.load(Ordering::SeqCst) {
+                        println!(
+                            "argus observe: the match runs unattended here (Ctrl-C stops it, to go on with --resume)"
+                        );
+                    } else {
+                        super::serve_console::line(&text, &super::serve::REQUESTS);
+                    }
                     continue;
                 }
                 match text.trim() {
@@ -151,8 +159,47 @@ fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
         };
         return super::serve::run_serve_as(*serve, None, Some(took_over));
     }
-    bail!(
-        "{}: no event.jsonl: the primary offered no event's journals (a match of argus serial is taken over with --ports A,B)",
-        dir.display()
-    )
+    // A match: its one journal, on the ports given.
+    let journals: Vec<PathBuf> = fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    let [journal] = journals.as_slice() else {
+        bail!(
+            "{}: {} journals and no event.jsonl: nothing this observer can take over",
+            dir.display(),
+            journals.len()
+        );
+    };
+    let [port_a, port_b] = args.ports.as_slice() else {
+        bail!(
+            "{} is a match of argus serial: give the ports to take it over on, --ports A,B (then: argus serial --resume {} A B)",
+            journal.display(),
+            journal.display()
+        );
+    };
+    MATCH.store(true, Ordering::SeqCst);
+    let argv = [
+        "argus".into(),
+        "serial".into(),
+        "--resume".into(),
+        journal.clone().into_os_string(),
+        port_a.into(),
+        port_b.into(),
+        "--unattended".into(),
+        "--plain".into(),
+    ];
+    let matches = Cli::command().try_get_matches_from::<_, std::ffi::OsString>(argv)?;
+    let Command::Serial(serial) = Cli::from_arg_matches(&matches)?.command else {
+        bail!("argus serial --resume: not parsed as argus serial");
+    };
+    let given = resume_args::Given::from_matches(matches.subcommand_matches("serial"));
+    let mut plan = plan_resume(&serial, &given, journal, None)?;
+    // The games go to the copy's PGN file, which the observer made from the journal.
+    if let Some(name) = plan.pgn.file_name() {
+        plan.pgn = dir.join(name);
+    }
+    plan.live = live;
+    run_plan(plan)
 }

@@ -180,18 +180,33 @@ pub(crate) static REQUESTS: argus::server::Requests = argus::server::Requests::n
 /// over its event (docs/standby.md).
 pub(crate) const TAKEN_OVER: u8 = 3;
 
-/// Offers the journals of `root` to observers (`--standby-listen`); when one says it
+/// Offers the journal of a match (`argus serial`) to observers, as [`standby_hub`].
+pub(crate) fn standby_hub_for_journal(
+    what: &'static str,
+    standby: &argus::cli::StandbyArgs,
+    journal: &std::path::Path,
+) -> Result<Option<Arc<argus::mediator::standby::Hub>>> {
+    standby_hub(what, standby, journal, true)
+}
+
+/// Offers the journals of `root` (with `only`: the journal `root` alone) to observers (`--standby-listen`); when one says it
 /// took over, this referee says so and exits with [`TAKEN_OVER`], relaying nothing
 /// more.
 pub(crate) fn standby_hub(
     what: &'static str,
     standby: &argus::cli::StandbyArgs,
     root: &std::path::Path,
+    only: bool,
 ) -> Result<Option<Arc<argus::mediator::standby::Hub>>> {
     let Some(addr) = standby.standby_listen else {
         return Ok(None);
     };
-    let hub = argus::mediator::standby::Hub::listen(
+    let listen = if only {
+        argus::mediator::standby::Hub::listen_for_journal
+    } else {
+        argus::mediator::standby::Hub::listen
+    };
+    let hub = listen(
         addr,
         root,
         standby.standby_sync,
@@ -337,7 +352,7 @@ pub(crate) fn run_serve_as(
                 .unwrap_or(args.listen)
         );
     }
-    let hub = standby_hub("argus serve", &args.standby, &cfg.out)?;
+    let hub = standby_hub("argus serve", &args.standby, &cfg.out, false)?;
     if !args.unattended {
         super::serve_console::start(&REQUESTS, view.is_none())?;
     }

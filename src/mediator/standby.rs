@@ -106,6 +106,8 @@ pub type OnTaken = Box<dyn Fn(&str) + Send + Sync>;
 /// The primary's end of the standby stream.
 pub struct Hub {
     root: PathBuf,
+    /// The one journal offered (a match's), when not all of the folder's.
+    only: Option<PathBuf>,
     sync: bool,
     addr: SocketAddr,
     state: Mutex<State>,
@@ -148,6 +150,36 @@ impl Hub {
         sync: bool,
         on_taken: OnTaken,
     ) -> io::Result<Arc<Hub>> {
+        Hub::start(addr, root, None, sync, on_taken)
+    }
+
+    /// Listens for observers on `addr`, offering the journal at `journal` alone (a
+    /// match of `argus serial`, whose folder may hold other files).
+    ///
+    /// # Errors
+    ///
+    /// As [`Hub::listen`].
+    pub fn listen_for_journal(
+        addr: SocketAddr,
+        journal: &Path,
+        sync: bool,
+        on_taken: OnTaken,
+    ) -> io::Result<Arc<Hub>> {
+        let root = journal
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = journal.file_name().map(PathBuf::from);
+        Hub::start(addr, root, name, sync, on_taken)
+    }
+
+    fn start(
+        addr: SocketAddr,
+        root: &Path,
+        only: Option<PathBuf>,
+        sync: bool,
+        on_taken: OnTaken,
+    ) -> io::Result<Arc<Hub>> {
         let listener = TcpListener::bind(addr)?;
         let addr = listener.local_addr()?;
         if !addr.ip().is_loopback() {
@@ -155,6 +187,7 @@ impl Hub {
         }
         let hub = Arc::new(Hub {
             root: root.to_path_buf(),
+            only,
             sync,
             addr,
             state: Mutex::default(),
@@ -298,7 +331,7 @@ impl Hub {
                 return;
             }
             // What the files hold now, under the lock: every later line comes after.
-            for (file, text) in snapshot(&self.root) {
+            for (file, text) in snapshot(&self.root, self.only.as_deref()) {
                 state.seq += 1;
                 let _ = tx.send(
                     Msg::Lines {
@@ -388,11 +421,16 @@ impl Tap for HubTap {
     }
 }
 
-/// The journals of the folder `root` (its `.jsonl` files, those in its folders too),
-/// each up to its last whole line, by name; the event's own journal first.
-fn snapshot(root: &Path) -> Vec<(String, String)> {
+/// The journals of the folder `root` (its `.jsonl` files, those in its folders too; or
+/// the one journal `only`), each up to its last whole line, by name; the event's own
+/// journal first.
+fn snapshot(root: &Path, only: Option<&Path>) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let mut dirs = vec![PathBuf::new()];
+    if let Some(only) = only {
+        found.push(only.to_path_buf());
+        dirs.clear();
+    }
     while let Some(rel) = dirs.pop() {
         let Ok(entries) = fs::read_dir(root.join(&rel)) else {
             continue;
