@@ -59,7 +59,13 @@ fn say(from: From<'_>, notice: &Notice) {
     let game = from.game.map(|n| format!("game {n}: ")).unwrap_or_default();
     match notice {
         Notice::GameStarted { .. } | Notice::GameOver { .. } | Notice::Resumed { .. } => {
-            println!("argus observe: {game}{notice}");
+            // An event's game is a match of one game: its notices call it game 1.
+            let text = notice.to_string();
+            let text = match from.game {
+                Some(_) => text.strip_prefix("game 1: ").unwrap_or(&text).to_string(),
+                None => text,
+            };
+            println!("argus observe: {game}{text}");
         }
         _ => log::debug!("{game}{notice}"),
     }
