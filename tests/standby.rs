@@ -114,6 +114,21 @@ fn pgn_moves(path: &Path) -> (Vec<String>, Vec<f64>) {
     (sans, emts)
 }
 
+/// The body of `GET path` from the HTTP server at `addr`.
+fn get(addr: &str, path: &str) -> String {
+    use std::io::Read;
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
+        return String::new();
+    };
+    let _ = write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    );
+    let mut text = String::new();
+    let _ = stream.read_to_string(&mut text);
+    text
+}
+
 /// A random mover over TCP to the primary, then the observer.
 fn client(name: &str, seed: &str, connect: &str) -> Running {
     Running(Some(
@@ -306,6 +321,7 @@ fn a_primary_told_that_an_observer_took_over_exits_3() {
         "--out",
         ev.to_str().unwrap(),
     ]);
+    let http = format!("127.0.0.1:{}", free_port());
     let mut observer = Running(Some(
         Command::new(env!("CARGO_BIN_EXE_argus"))
             .args([
@@ -315,6 +331,8 @@ fn a_primary_told_that_an_observer_took_over_exits_3() {
                 copy.to_str().unwrap(),
                 "--listen",
                 &format!("127.0.0.1:{}", free_port()),
+                "--http",
+                &http,
             ])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -325,6 +343,20 @@ fn a_primary_told_that_an_observer_took_over_exits_3() {
     let observed = lines_of(&mut observer);
     let mut seen = Vec::new();
     wait_for(&observed, &mut seen, "game 1: ", Duration::from_secs(20));
+    // The observer's views follow the games from its live replay: the game's moves
+    // appear in its live PGN while the primary plays them.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let pgn = get(&http, "/live.pgn");
+        if pgn.contains("[White \"A\"]") && pgn.contains("1. ") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the observer's views show no move: {pgn}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let mut stdin = observer.stdin.take().unwrap();
     stdin.write_all(b"takeover\n").unwrap();
     let stopped = finish(primary, Duration::from_secs(10));

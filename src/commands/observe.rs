@@ -97,6 +97,9 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
             }
         }),
     );
+    if let Some(live) = &live {
+        copies.on_event_line(standings_feed(Arc::clone(live)));
+    }
     if !args.unattended {
         console()?;
         println!("argus observe: console; {HELP}");
@@ -143,6 +146,52 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
     observer::keep_telling(args.primary.clone(), by);
     TAKEN.store(true, Ordering::SeqCst);
     take_over(&args, live)
+}
+
+/// The event's standings for the views, from the lines of its journal as they come:
+/// its players (first line), its games' pairings, its seats' names and its results.
+fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
+    use argus::core::game::GameResult;
+    use argus::tournament::{GameSpec, Standings};
+    let mut standings: Option<Standings> = None;
+    let mut games: std::collections::HashMap<u32, (usize, usize)> = Default::default();
+    Box::new(move |line: &serde_json::Value| {
+        if let Some(names) = line
+            .get("players")
+            .and_then(|p| serde_json::from_value::<Vec<String>>(p.clone()).ok())
+        {
+            standings = Some(Standings::new(names));
+        }
+        for key in ["schedule", "pairings"] {
+            if let Some(specs) = line
+                .get(key)
+                .and_then(|g| serde_json::from_value::<Vec<GameSpec>>(g.clone()).ok())
+            {
+                games.extend(specs.iter().map(|g| (g.number, (g.white, g.black))));
+            }
+        }
+        let Some(table) = &mut standings else { return };
+        if let Some(bye) = line.get("bye").and_then(serde_json::Value::as_u64) {
+            table.record_bye(bye as usize);
+            live.standings(table.json());
+        }
+        if let (Some(_), Some(player), Some(name)) = (
+            line.get("seat"),
+            line.get("player").and_then(serde_json::Value::as_u64),
+            line.get("name").and_then(serde_json::Value::as_str),
+        ) {
+            table.rename(player as usize, name);
+        }
+        if let (Some(&(white, black)), Some(result)) = (
+            line.get("game")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| games.get(&(n as u32))),
+            line.get("result").and_then(serde_json::Value::as_str),
+        ) {
+            table.record(white, black, GameResult::from_pgn(result));
+            live.standings(table.json());
+        }
+    })
 }
 
 /// Goes on with the copy as `--resume` does.

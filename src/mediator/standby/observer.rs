@@ -51,7 +51,12 @@ pub struct Copies {
     /// The rounds of an event's games, by number.
     rounds: HashMap<u32, u32>,
     notices: NoticeSink,
+    /// What is told each line of an event's own journal (the views' standings).
+    event_lines: Option<EventLineSink>,
 }
+
+/// What each line of an event's own journal (`event.jsonl`) is given to.
+pub type EventLineSink = Box<dyn FnMut(&serde_json::Value) + Send>;
 
 /// Why a line of the stream could not be applied.
 #[derive(Debug, thiserror::Error)]
@@ -94,7 +99,13 @@ impl Copies {
             replays: HashMap::new(),
             rounds: HashMap::new(),
             notices,
+            event_lines: None,
         }
+    }
+
+    /// Gives every line of an event's own journal to `sink` as well, once written.
+    pub fn on_event_line(&mut self, sink: EventLineSink) {
+        self.event_lines = Some(sink);
     }
 
     /// The folder.
@@ -168,6 +179,9 @@ impl Copies {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
             return Ok(());
         };
+        if let Some(sink) = &mut self.event_lines {
+            sink(&value);
+        }
         for key in ["schedule", "pairings"] {
             if let Some(games) = value.get(key).and_then(serde_json::Value::as_array) {
                 for g in games {
