@@ -135,6 +135,7 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
             );
             return Ok(ExitCode::SUCCESS);
         }
+        Outcome::Failed(why) => bail!("{why}; this observer cannot take over"),
         Outcome::Asked => println!("argus observe: taking over from {}, as asked", args.primary),
         Outcome::Silent(silent) => println!(
             "argus observe: {} has been silent for {:.1} s: taking over",

@@ -74,6 +74,11 @@ pub enum CopyError {
         /// The copy's length.
         have: u64,
     },
+    /// The copy holds other lines where these were written: another referee's files.
+    #[error(
+        "{0}: the copy holds other lines than the primary's there (another referee's files?): give --out an empty folder"
+    )]
+    Differs(PathBuf),
     /// The copy could not be written.
     #[error("{path}: {source}")]
     Io {
@@ -148,6 +153,19 @@ impl Copies {
             });
         }
         let skip = usize::try_from(have - at).unwrap_or(usize::MAX);
+        if skip > 0 {
+            // What the copy holds already must be these lines.
+            use std::io::{Read, Seek, SeekFrom};
+            let mut held = Vec::new();
+            let mut file = fs::File::open(&path).map_err(io)?;
+            file.seek(SeekFrom::Start(at)).map_err(io)?;
+            file.take(skip.min(text.len()) as u64)
+                .read_to_end(&mut held)
+                .map_err(io)?;
+            if !text.as_bytes().starts_with(&held) {
+                return Err(CopyError::Differs(path));
+            }
+        }
         let Some(new) = text.get(skip..).filter(|t| !t.is_empty()) else {
             self.lens.insert(file.to_string(), have);
             return Ok(());
@@ -281,7 +299,7 @@ pub struct Follow<'a> {
 }
 
 /// Why the observer stopped following.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// The operator asked it to take over.
     Asked,
@@ -292,6 +310,8 @@ pub enum Outcome {
         /// Whether it stopped before the end.
         stopped: bool,
     },
+    /// The copy could not be made (why): the observer cannot take over.
+    Failed(String),
 }
 
 /// How long one read waits before the observer looks up.
@@ -395,10 +415,15 @@ fn session(
                 at,
                 text,
             }) => {
-                if let Err(e) = copies.apply(&file, at, &text) {
-                    // Following again brings the files from their start.
-                    log::error!("observe: {e}; following again");
-                    return None;
+                match copies.apply(&file, at, &text) {
+                    Ok(()) => {}
+                    Err(e @ CopyError::Gap { .. }) => {
+                        // Following again brings the files from their start.
+                        log::error!("observe: {e}; following again");
+                        return None;
+                    }
+                    // A copy that cannot be made is no copy to take over from.
+                    Err(e) => return Some(Outcome::Failed(e.to_string())),
                 }
                 if out.write_all(Msg::Ack { seq }.line().as_bytes()).is_err() {
                     return None;

@@ -172,6 +172,11 @@ fn a_copy_takes_what_it_lacks_and_refuses_gaps_and_foreign_names() {
         copies.apply("event.jsonl", 99, "{}\n"),
         Err(CopyError::Gap { have: 16, .. })
     ));
+    // Another referee's lines where these go: refused.
+    assert!(matches!(
+        copies.apply("event.jsonl", 0, "{\"a\":9}\n"),
+        Err(CopyError::Differs(_))
+    ));
     for bad in ["../x.jsonl", "/etc/x.jsonl", ""] {
         assert!(
             matches!(copies.apply(bad, 0, "{}\n"), Err(CopyError::Name(_))),
