@@ -639,7 +639,8 @@ fn console_command(control: &crossbeam_channel::Sender<Control>, line: &str) -> 
 
 /// What the terminal view does with a line typed on its console.
 fn console_line(control: crossbeam_channel::Sender<Control>) -> argus::watch::tui::OnLine {
-    Box::new(move |line| {
+    // One game: the selected game is it.
+    Box::new(move |line, _selected| {
         console_command(&control, line);
     })
 }

@@ -244,9 +244,11 @@ fn status_shows_the_games_under_way_and_an_unknown_command_changes_nothing() {
     serve.wait_for(limit, |l| l == "status: 0 of 2 game(s) done, 2 under way");
     serve.type_line("stop now please");
     let refused = serve.wait_for(limit, |l| l.contains("unknown command"));
-    assert_eq!(
-        refused,
-        "argus serve: unknown command \"stop now please\"; commands: status | stop | stop after-games | help"
+    assert!(
+        refused.starts_with(
+            "argus serve: unknown command \"stop now please\"; commands: status | stop | stop after-games | help | game N pause|resume|clock|adjudicate|restart"
+        ),
+        "{refused}"
     );
     // The console's input ends: the event goes on to its end.
     serve.stdin = None;
@@ -259,6 +261,67 @@ fn status_shows_the_games_under_way_and_an_unknown_command_changes_nothing() {
     let after = stdout.split("unknown command").nth(1).unwrap();
     assert!(!after.contains("stopp"), "{stdout}");
     assert_eq!(pgn_results(&out).len(), 2);
+}
+
+/// The supervisor's commands act on one game: `game N pause` stands its clocks while the
+/// other game goes on, `clock` gives time, `adjudicate` ends it with the result given;
+/// without `game N`, with two games under way, argus asks which.
+#[test]
+fn a_game_command_acts_on_the_game_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let mut serve = Serve::start(&[
+        "serve",
+        "--engine",
+        "name=Ann",
+        "movetime=15",
+        "--engine",
+        "name=Bob",
+        "movetime=15",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+        "--tc",
+        "60+0.1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let limit = Duration::from_secs(30);
+    serve.wait_for(limit, |l| l.starts_with("game 2/2 (round 1)"));
+    std::thread::sleep(Duration::from_millis(300));
+    serve.type_line("pause");
+    let which = serve.wait_for(limit, |l| l.contains("say which"));
+    assert_eq!(
+        which,
+        "argus serve: 2 games are under way: say which, as in `game N pause`"
+    );
+    serve.type_line("game 7 pause");
+    serve.wait_for(limit, |l| {
+        l == "argus serve: game 7 is not under way: nothing done"
+    });
+    serve.type_line("game 2 pause");
+    serve.wait_for(limit, |l| l.starts_with("game 2: paused ("));
+    serve.type_line("game 2 clock a +60");
+    let given = serve.wait_for(limit, |l| l.starts_with("game 2: White (port a) has "));
+    assert!(given.ends_with(" before its current move"), "{given}");
+    serve.type_line("game 2 clock b -ten");
+    serve.wait_for(limit, |l| l.contains("clock needs +SECS or -SECS"));
+    // Game 1 goes on while game 2 is paused: it ends by itself.
+    serve.wait_for(Duration::from_secs(90), |l| {
+        l.starts_with("game 1/2: Ann vs Bob: ")
+    });
+    serve.type_line("game 2 adjudicate 0-1 The arbiter saw White's flag fall");
+    let over = serve.wait_for(limit, |l| l.starts_with("game 2/2: Bob vs Ann: "));
+    assert_eq!(
+        over,
+        "game 2/2: Bob vs Ann: 0-1 (The arbiter saw White's flag fall)"
+    );
+    let (status, stdout) = serve.finish(Duration::from_secs(60));
+    assert!(status.success(), "{stdout}");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(pgn_results(&out).len(), 2, "{pgn}");
+    assert!(pgn.contains("The arbiter saw White's flag fall"), "{pgn}");
 }
 
 /// `--config` gives the engines and the format; an option on the command line overrides

@@ -112,7 +112,7 @@ fn argus_serve_shows_the_view_in_a_terminal_answers_its_console_and_gives_the_te
     });
     assert!(screen.contains("┌ Moves"), "{screen}");
     assert!(screen.contains("┌ Console: status | stop | stop after-games | help"));
-    assert!(screen.contains("Tab/Shift-Tab or PgDn/PgUp: pick a game"));
+    assert!(screen.contains("Tab/Shift-Tab, PgDn/PgUp: pick a game"));
     let games: Vec<&str> = screen
         .lines()
         .filter(|l| l.contains(" - ") && l.contains("ply "))

@@ -324,7 +324,7 @@ pub(crate) fn run_serve_as(
         crate::start_view(
             &title,
             argus::server::CONSOLE_HELP.trim_start_matches("commands: "),
-            Box::new(|line| super::serve_console::line(line, &REQUESTS)),
+            Box::new(|line, selected| super::serve_console::line(line, &REQUESTS, selected)),
         )
     } else {
         None
@@ -432,6 +432,15 @@ pub(crate) fn run_serve_as(
         Progress::Draining(n) => {
             println!("argus serve: no new game starts; {n} game(s) under way finish first");
         }
+        Progress::Console(text) => println!("argus serve: {text}"),
+        // The answers to the supervisor's commands for a game.
+        Progress::Notice(
+            g,
+            notice @ (argus::core::Notice::Supervisor { .. }
+            | argus::core::Notice::ClockChanged { .. }
+            | argus::core::Notice::Paused { .. }
+            | argus::core::Notice::Unpaused),
+        ) => println!("game {}: {notice}", g.number),
         Progress::Notice(g, notice) if mediator::is_warning(notice) => {
             log::warn!("game {}: {notice}", g.number);
         }

@@ -1,22 +1,29 @@
 //! What the person running an event asks of it while it runs: the console's commands
-//! (`status`, `stop`, `stop after-games`, `help`) and a signal's stop. Other threads
+//! (`status`, `stop`, `stop after-games`, `help`, and the supervisor's commands for one
+//! game: `game N pause`, ...) and a signal's stop. Other threads
 //! (the console's reader, a signal handler) set [`Requests`]; the event's thread reads
 //! them between games' messages and answers through [`super::Progress`].
 
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use shakmaty::Color;
 
+use crate::core::supervisor::Command;
 use crate::tournament::GameSpec;
 
 /// The console's help line.
-pub const HELP: &str = "commands: status | stop | stop after-games | help";
+pub const HELP: &str = "commands: status | stop | stop after-games | help | game N pause|resume|clock|adjudicate|restart";
+
+/// The supervisor's commands that act on one game of an event (ports: a is White, b
+/// is Black).
+const GAME_COMMANDS: [&str; 5] = ["pause", "resume", "adjudicate", "clock", "restart"];
 
 /// A command typed on `argus serve`'s console.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConsoleCommand {
     /// One line per game under way, and how many games are done.
     Status,
@@ -26,12 +33,21 @@ pub enum ConsoleCommand {
     StopAfterGames,
     /// The commands.
     Help,
+    /// A supervisor's command for one game: `game N pause`, or `pause` alone for the
+    /// game selected in the terminal view, or the only game under way.
+    Game(Option<u32>, Command),
 }
 
 /// A console line that is no command.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown command {0:?}; {HELP}")]
-pub struct UnknownCommand(pub String);
+pub enum UnknownCommand {
+    /// No command at all: the line.
+    #[error("unknown command {0:?}; {HELP}")]
+    Unknown(String),
+    /// A game's command that is wrong: the line, and what is wrong.
+    #[error("{0}: {1}")]
+    BadGameCommand(String, String),
+}
 
 impl FromStr for ConsoleCommand {
     type Err = UnknownCommand;
@@ -47,9 +63,33 @@ impl FromStr for ConsoleCommand {
             ["stop"] => Ok(ConsoleCommand::Stop),
             ["stop", "after-games"] => Ok(ConsoleCommand::StopAfterGames),
             ["help"] | ["?"] => Ok(ConsoleCommand::Help),
-            _ => Err(UnknownCommand(line.trim().to_string())),
+            ["game", n, rest @ ..] => match n.parse::<u32>() {
+                Ok(n) if n > 0 && !rest.is_empty() => {
+                    game_command(rest, line).map(|command| ConsoleCommand::Game(Some(n), command))
+                }
+                _ => Err(UnknownCommand::Unknown(line.trim().to_string())),
+            },
+            [first, ..] if GAME_COMMANDS.contains(first) => {
+                game_command(&words, line).map(|command| ConsoleCommand::Game(None, command))
+            }
+            _ => Err(UnknownCommand::Unknown(line.trim().to_string())),
         }
     }
+}
+
+/// One game's command, by the supervisor's own parser (the reason of an adjudication
+/// keeps the case it was typed in).
+fn game_command(words: &[&str], line: &str) -> Result<Command, UnknownCommand> {
+    if !GAME_COMMANDS.contains(&words[0]) {
+        return Err(UnknownCommand::Unknown(line.trim().to_string()));
+    }
+    // The words from the command on, as typed.
+    let typed: Vec<&str> = line.split_whitespace().collect();
+    let from = typed.len() - words.len();
+    typed[from..]
+        .join(" ")
+        .parse::<Command>()
+        .map_err(|e| UnknownCommand::BadGameCommand(line.trim().to_string(), e.0))
 }
 
 /// What has been asked of a running event. Set from any thread; the event's thread
@@ -59,6 +99,7 @@ pub struct Requests {
     stop: AtomicBool,
     drain: AtomicBool,
     status: AtomicBool,
+    games: Mutex<Vec<(Option<u32>, Command)>>,
 }
 
 impl Requests {
@@ -69,6 +110,7 @@ impl Requests {
             stop: AtomicBool::new(false),
             drain: AtomicBool::new(false),
             status: AtomicBool::new(false),
+            games: Mutex::new(Vec::new()),
         }
     }
 
@@ -89,6 +131,20 @@ impl Requests {
     /// Asks for a [`Status`] through [`super::Progress::Status`].
     pub fn status(&self) {
         self.status.store(true, Ordering::SeqCst);
+    }
+
+    /// Asks a game's referee to take a supervisor's command: game `number`, or (None)
+    /// the only game under way.
+    pub fn game(&self, number: Option<u32>, command: Command) {
+        self.games
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((number, command));
+    }
+
+    /// Takes the games' commands asked so far.
+    pub(super) fn take_game_commands(&self) -> Vec<(Option<u32>, Command)> {
+        std::mem::take(&mut *self.games.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Whether a stop was asked.
@@ -190,9 +246,36 @@ mod tests {
             Ok(ConsoleCommand::StopAfterGames)
         );
         assert_eq!("help".parse(), Ok(ConsoleCommand::Help));
-        for bad in ["stop now", "quit", "pause", "stop after"] {
+        assert_eq!(
+            "game 3 pause".parse(),
+            Ok(ConsoleCommand::Game(Some(3), Command::Pause))
+        );
+        assert_eq!(
+            "pause".parse(),
+            Ok(ConsoleCommand::Game(None, Command::Pause))
+        );
+        assert_eq!(
+            "Game 2 adjudicate 1-0 Flag Fell".parse(),
+            Ok(ConsoleCommand::Game(
+                Some(2),
+                Command::Adjudicate {
+                    result: crate::core::game::GameResult::WhiteWins,
+                    reason: Some("Flag Fell".into())
+                }
+            ))
+        );
+        for bad in [
+            "stop now",
+            "quit",
+            "stop after",
+            "game 0 pause",
+            "game x pause",
+            "game 3",
+            "game 3 quit",
+            "game 3 abort",
+        ] {
             let e = bad.parse::<ConsoleCommand>().unwrap_err();
-            assert_eq!(e.0, bad);
+            assert_eq!(e, UnknownCommand::Unknown(bad.to_string()));
             assert!(e.to_string().contains(HELP), "{e}");
         }
     }

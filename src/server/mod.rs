@@ -139,6 +139,8 @@ pub enum Progress<'a> {
     /// No new game starts, as [`Requests::stop_after_games`] asked: this many games
     /// under way finish first.
     Draining(usize),
+    /// The event's answer to a console command for one game (`game 3 pause`).
+    Console(&'a str),
     /// A player took a seat (`--seats`), and the event's journal holds its name: the
     /// player's index, and the seat.
     Seated(usize, &'a Seat),
@@ -584,6 +586,27 @@ fn run_event(
                     scheduled: scheduled.max(games.len()),
                     draining: lock(&pending).closed,
                 }));
+            }
+            for (number, command) in requests.take_game_commands() {
+                let controls = lock(&controls);
+                let target = match number {
+                    Some(n) => controls.get_key_value(&n),
+                    None if controls.len() == 1 => controls.iter().next(),
+                    None => None,
+                };
+                match target {
+                    Some((&n, control)) => {
+                        progress(Progress::Console(&format!("game {n}: {command}")));
+                        let _ = control.send(Control::Command(command));
+                    }
+                    None => progress(Progress::Console(&match (number, controls.len()) {
+                        (Some(n), _) => format!("game {n} is not under way: nothing done"),
+                        (None, 0) => "no game is under way: nothing done".to_string(),
+                        (None, k) => {
+                            format!("{k} games are under way: say which, as in `game N {command}`")
+                        }
+                    })),
+                }
             }
             let msg = match msgs.recv_timeout(Duration::from_millis(100)) {
                 Ok(msg) => msg,

@@ -278,6 +278,26 @@ impl Live {
                 let json = clocks_json(number, game);
                 publish(&mut state, json);
             }
+            // The supervisor gave or took time: the running clock keeps its start.
+            Notice::ClockChanged {
+                color, delta_ms, ..
+            } => {
+                let Some(game) = state.games.get_mut(&number) else {
+                    return;
+                };
+                // As of now, as the event's receivers count from its arrival.
+                let now = now_ms();
+                if let Some(side) = game.running {
+                    let j = usize::from(side == "b");
+                    let gone = now.saturating_sub(game.at_ms);
+                    game.clocks_ms[j] = game.clocks_ms[j].map(|c| c.saturating_sub(gone));
+                }
+                game.at_ms = now;
+                let i = usize::from(*color == Color::Black);
+                game.clocks_ms[i] = game.clocks_ms[i].map(|c| c.saturating_add_signed(*delta_ms));
+                let json = clocks_json(number, game);
+                publish(&mut state, json);
+            }
             other if is_warning(other) => {
                 let line = format!("game {number}: {other}");
                 state.log.push_back(line.clone());

@@ -172,10 +172,15 @@ impl Referee {
                 let color = cur.color_of(port);
                 cur.game.clocks_mut().adjust(color, delta_ms);
                 let left = fmt_clock(cur.game.clocks().remaining(color));
-                self.say(format!(
+                let text = format!(
                     "{} (port {port}) has {left} before its current move",
                     color_name(color)
-                ));
+                );
+                self.notice(Notice::ClockChanged {
+                    color,
+                    delta_ms,
+                    text,
+                });
             }
             Command::Quit => {
                 self.paused = None;

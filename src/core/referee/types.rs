@@ -375,6 +375,15 @@ pub enum Notice {
     },
     /// The clocks run again.
     Unpaused,
+    /// The supervisor changed a clock (`clock a +60`).
+    ClockChanged {
+        /// The side whose clock changed.
+        color: Color,
+        /// By how much (milliseconds; negative takes time away).
+        delta_ms: i64,
+        /// The referee's answer, for the supervisor.
+        text: String,
+    },
     /// The referee is stopping to be resumed later: the clocks stand, the players are
     /// told with `fault`.
     Stopping {
@@ -502,6 +511,7 @@ impl fmt::Display for Notice {
                 "paused ({reason}): clocks stopped; type resume, adjudicate, restart or abort"
             ),
             Notice::Unpaused => write!(f, "resumed: the clocks run again"),
+            Notice::ClockChanged { text, .. } => f.write_str(text),
             Notice::Stopping { game: Some(n) } => write!(
                 f,
                 "stopping: game {n} stands as it is, clocks stopped; the players are told to wait for the resume"

@@ -145,6 +145,13 @@ fn the_documented_events_have_the_fields_of_real_ones() {
     live.notice(
         1,
         1,
+        &Notice::Paused {
+            reason: "the supervisor paused".into(),
+        },
+    );
+    live.notice(
+        1,
+        1,
         &Notice::GameOver {
             number: 1,
             result: GameResult::Draw,
@@ -165,7 +172,7 @@ fn the_documented_events_have_the_fields_of_real_ones() {
         serde_json::from_str(&heartbeat()).unwrap(),
     ];
     real.extend(updates.try_iter().map(|u| json(&u)));
-    assert_eq!(examples.len(), 7, "one example of each kind of event");
+    assert_eq!(examples.len(), 8, "one example of each kind of event");
     for example in &examples {
         let kind = &example["type"];
         let same = real
@@ -227,4 +234,40 @@ fn a_pause_stands_the_clocks_and_its_end_runs_the_one_that_ran() {
     // An end of a pause that was not one of a game is nothing.
     live.notice(1, 1, &Notice::Unpaused);
     assert!(updates.try_recv().is_err());
+}
+
+#[test]
+fn the_supervisor_giving_time_changes_the_clock_at_once() {
+    let live = Live::new();
+    live.notice(1, 1, &started("Ann", "Bob"));
+    live.notice(1, 1, &e4());
+    let (_, updates) = live.subscribe();
+    std::thread::sleep(Duration::from_millis(30));
+    live.notice(
+        1,
+        1,
+        &Notice::ClockChanged {
+            color: Color::White,
+            delta_ms: 60_000,
+            text: "White (port a) has 1:58.5 before its current move".into(),
+        },
+    );
+    let changed = json(&updates.try_recv().unwrap());
+    assert_eq!(changed["type"], "clocks");
+    assert_eq!(changed["clocks_ms"][0], 118_500, "White was given a minute");
+    // Black's clock runs: it is given as of now, less what it has used since e4.
+    assert_eq!(changed["running"], "b");
+    let black = changed["clocks_ms"][1].as_u64().unwrap();
+    assert!(black <= 59_970, "Black's clock ran: {black}");
+    live.notice(
+        1,
+        1,
+        &Notice::ClockChanged {
+            color: Color::Black,
+            delta_ms: -10_000,
+            text: String::new(),
+        },
+    );
+    let taken = json(&updates.try_recv().unwrap());
+    assert!(taken["clocks_ms"][1].as_u64().unwrap() <= black - 10_000);
 }

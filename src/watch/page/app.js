@@ -226,7 +226,12 @@ function take(ev) {
   switch (ev.type) {
     case "snapshot":
       games.clear();
-      for (const g of ev.games) { g.seen = Date.now(); games.set(g.number, g); }
+      // A game's clocks are as of its `at_ms` on the referee's clock: count from
+      // there, whatever this machine's clock says.
+      for (const g of ev.games) {
+        g.seen = Date.now() - Math.max(0, (ev.now_ms || g.at_ms) - g.at_ms);
+        games.set(g.number, g);
+      }
       standings = ev.standings;
       for (const line of ev.log || []) addLog(line);
       seq = ev.seq;

@@ -30,7 +30,7 @@ pub use state::{Action, Screen};
 
 /// What the console does with a line typed in the view (parse it as a command and
 /// act; what it prints reaches the log).
-pub type OnLine = Box<dyn FnMut(&str) + Send>;
+pub type OnLine = Box<dyn FnMut(&str, Option<u32>) + Send>;
 
 /// Whether to show the view: not with `--plain` (`plain`), and only where it can be
 /// shown: on Unix, when standard input and output are both a terminal, TERM names one
@@ -277,7 +277,7 @@ where
             wait = Duration::ZERO;
             match event::read()? {
                 Event::Key(key) => match screen.key(key) {
-                    Action::Command(line) => on_line(&line),
+                    Action::Command(line) => on_line(&line, screen.selected().map(|g| g.number)),
                     Action::Interrupt => interrupt(),
                     Action::Redraw => terminal.clear().map_err(Into::into)?,
                     Action::None => {}

@@ -449,8 +449,11 @@ fn draw_standings(frame: &mut Frame<'_>, area: Rect, screen: &Screen) {
 fn draw_log(frame: &mut Frame<'_>, area: Rect, screen: &Screen) {
     let room = usize::from(area.height.saturating_sub(2));
     let log = screen.log();
-    let skip = log.len().saturating_sub(room);
+    let back = screen.log_back();
+    let end = log.len().saturating_sub(back);
+    let skip = end.saturating_sub(room);
     let lines: Vec<Line<'_>> = log
+        .take(end)
         .skip(skip)
         .map(|line| {
             let style = match line.tone {
@@ -463,7 +466,11 @@ fn draw_log(frame: &mut Frame<'_>, area: Rect, screen: &Screen) {
         })
         .collect();
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Log ")),
+        Paragraph::new(lines).block(Block::bordered().title(if back == 0 {
+            " Log ".to_string()
+        } else {
+            format!(" Log: {back} line(s) back (Shift-Down: newer, Esc: newest) ")
+        })),
         area,
     );
 }

@@ -180,12 +180,15 @@ pub struct Screen {
     /// The game picked with the keys; None follows the game under way.
     picked: Option<u32>,
     log: VecDeque<LogLine>,
+    /// How many lines back from the newest the log is scrolled (Shift-Up/Down); 0
+    /// follows the newest.
+    back: usize,
     /// The console line.
     pub console: Console,
 }
 
 /// The keys, as the help line shows them.
-pub const KEYS: &str = "Tab/Shift-Tab or PgDn/PgUp: pick a game · Esc: follow the game under way · Enter: run · Up/Down: history · Ctrl-C: stop";
+pub const KEYS: &str = "Tab/Shift-Tab, PgDn/PgUp: pick a game · Esc: follow · Enter: run · Up/Down: history · Shift-Up/Down: log · Ctrl-C: stop";
 
 impl Screen {
     /// An empty view.
@@ -197,6 +200,7 @@ impl Screen {
             standings: None,
             picked: None,
             log: VecDeque::new(),
+            back: 0,
             console: Console::default(),
         }
     }
@@ -222,6 +226,11 @@ impl Screen {
         self.log.iter()
     }
 
+    /// How many lines back from the newest the log is scrolled (0: the newest shown).
+    pub fn log_back(&self) -> usize {
+        self.back
+    }
+
     /// Adds a line argus printed to the log; its tone is read from its start.
     pub fn print(&mut self, text: &str) {
         let text = text.trim_end();
@@ -242,9 +251,14 @@ impl Screen {
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect();
         self.log.push_back(LogLine { text, tone });
+        // A log scrolled back keeps showing the same lines as new ones come.
+        if self.back > 0 {
+            self.back += 1;
+        }
         while self.log.len() > LOG_KEPT {
             self.log.pop_front();
         }
+        self.back = self.back.min(self.log.len().saturating_sub(1));
     }
 
     /// The game shown: the one picked, or else the first one under way, or else the
@@ -288,11 +302,18 @@ impl Screen {
         match key.code {
             KeyCode::Char('c') if ctrl => return Action::Interrupt,
             KeyCode::Char('l') if ctrl => return Action::Redraw,
+            KeyCode::Up if key.modifiers.contains(KeyModifiers::SHIFT) => {
+                self.back = (self.back + 1).min(self.log.len().saturating_sub(1));
+            }
+            KeyCode::Down if key.modifiers.contains(KeyModifiers::SHIFT) => {
+                self.back = self.back.saturating_sub(1);
+            }
             KeyCode::Tab | KeyCode::PageDown => self.step(true),
             KeyCode::BackTab | KeyCode::PageUp => self.step(false),
             KeyCode::Esc => {
                 if self.console.text().is_empty() {
                     self.picked = None;
+                    self.back = 0;
                 }
                 self.console.clear();
             }

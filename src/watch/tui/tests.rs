@@ -176,7 +176,7 @@ fn a_scripted_game_shows_its_board_clocks_moves_engines_games_and_log() {
     assert!(row(&rows, ">  1 Ann - Bob").contains("ply 5 05:10.5 05:04.5"));
     assert!(row(&rows, "noise ignored").contains("│warning: port b: noise ignored"));
     assert!(row(&rows, "Console").contains("Console: status | pause | resume | quit"));
-    assert!(rows[39].starts_with("Tab/Shift-Tab or PgDn/PgUp: pick a game"));
+    assert!(rows[39].starts_with("Tab/Shift-Tab, PgDn/PgUp: pick a game"));
 }
 
 #[test]
@@ -356,4 +356,40 @@ fn serial_lines_are_told_from_other_terminals() {
     ] {
         assert!(!is_serial_console(other), "{other}");
     }
+}
+
+#[test]
+fn shift_up_scrolls_the_log_back_and_it_stays_put_as_lines_come() {
+    let (_live, mut screen, now) = match_after_ruy_lopez();
+    for i in 1..=30 {
+        screen.print(&format!("line {i}"));
+    }
+    let shift = |code| KeyEvent::new(code, KeyModifiers::SHIFT);
+    let shown = |screen: &Screen| {
+        let (rows, _) = drawn(screen, now, 120, 40);
+        rows.into_iter()
+            .filter(|r| r.starts_with("│line "))
+            .map(|r| r.trim_matches(|c| c == '│' || c == ' ').to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shown(&screen).last().unwrap(), "line 30");
+    for _ in 0..5 {
+        screen.key(shift(KeyCode::Up));
+    }
+    assert_eq!(shown(&screen).last().unwrap(), "line 25");
+    let (rows, _) = drawn(&screen, now, 120, 40);
+    assert!(
+        rows.iter().any(|r| r.contains(" Log: 5 line(s) back")),
+        "{rows:#?}"
+    );
+    // A new line does not move what is shown.
+    screen.print("line 31");
+    assert_eq!(shown(&screen).last().unwrap(), "line 25");
+    screen.key(shift(KeyCode::Down));
+    assert_eq!(shown(&screen).last().unwrap(), "line 26");
+    // Up alone is the console's history, not the log.
+    screen.key(key(KeyCode::Up));
+    assert_eq!(shown(&screen).last().unwrap(), "line 26");
+    screen.key(key(KeyCode::Esc));
+    assert_eq!(shown(&screen).last().unwrap(), "line 31");
 }
