@@ -35,7 +35,7 @@ fn console() -> Result<()> {
                             "argus observe: the match runs unattended here (Ctrl-C stops it, to go on with --resume)"
                         );
                     } else {
-                        super::serve_console::line(&text, &super::serve::REQUESTS);
+                        super::serve_console::line(&text, &super::serve::REQUESTS, None);
                     }
                     continue;
                 }
