@@ -101,7 +101,31 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
             (None, None) => bail!("give a port or --connect HOST:PORT"),
         }
     };
-    let (mut duplex, address) = open(at)?;
+    // One address: a referee that does not answer is an error at once. Several: the
+    // referee may be down and its observer not yet in charge, so they are tried in turn
+    // (the backoff below) until one answers.
+    let (mut duplex, address) = loop {
+        match open(at) {
+            Ok(opened) => break opened,
+            Err(e) if addresses.len() > 1 => {
+                log::warn!("{e:#}; trying the next address");
+                at += 1;
+                let wait = if at.is_multiple_of(addresses.len()) {
+                    Duration::from_secs(1)
+                } else {
+                    Duration::from_millis(100)
+                };
+                let deadline = std::time::Instant::now() + wait;
+                while std::time::Instant::now() < deadline {
+                    if INTERRUPTED.load(Ordering::SeqCst) {
+                        return Ok(ExitCode::from(130));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    };
     let opts = ClientOptions {
         name: args.name.clone(),
         address,
