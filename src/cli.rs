@@ -37,6 +37,8 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Play through a serial port as a client of a referee.
     Client(ClientArgs),
+    /// Follow a running referee (its --standby-listen) and take over when it dies.
+    Observe(ObserveArgs),
     /// Play a short demo match between two built-in clients over pty pairs.
     Demo(DemoArgs),
     /// Replay a journal through the referee and check it reproduces the session.
@@ -155,11 +157,66 @@ pub struct ServeArgs {
     /// --engine or --player here replace all the file's players.
     #[arg(long, value_name = "EVENT.toml", conflicts_with = "resume")]
     pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub standby: StandbyArgs,
     /// Go on with the event in DIR after a stop or a crash: its players and settings
     /// come from DIR/event.jsonl, the games under way go on from their journals, and the
     /// others follow. No other option goes with it.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
+}
+
+/// The standby stream of a referee (`argus serve`, `argus serial`): observers
+/// (`argus observe`) follow it and take over when it dies (docs/standby.md).
+#[derive(Args, Clone, Debug, Default)]
+pub struct StandbyArgs {
+    /// Offer the journals to observers (`argus observe`) on ADDR (alone: 127.0.0.1:5152,
+    /// this machine only). An observer holds a copy of every journal line and takes
+    /// over when this referee dies.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        num_args = 0..=1,
+        require_equals = false,
+        default_missing_value = "127.0.0.1:5152"
+    )]
+    pub standby_listen: Option<std::net::SocketAddr>,
+    /// With --standby-listen: relay a line to a player only once the observers hold it
+    /// (each waited for 2 s at most), so that no move that reached an opponent is lost
+    /// in a takeover.
+    #[arg(long, requires = "standby_listen")]
+    pub standby_sync: bool,
+}
+
+// `argus observe`.
+#[derive(Args)]
+pub struct ObserveArgs {
+    /// The primary's standby address (its --standby-listen), HOST:PORT.
+    pub primary: String,
+    /// The folder of the copy: the journals (and the PGN made from them), in the form
+    /// `--resume` reads.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Take over after SECS without a word from the primary (it says it is alive four
+    /// times a second). Without it, only the console's `takeover` does.
+    #[arg(long, value_parser = parse_secs, value_name = "SECS")]
+    pub takeover_after: Option<std::time::Duration>,
+    /// An event (argus serve): where its players connect once this observer has taken
+    /// over (they name it second in `argus client --connect PRIMARY,OBSERVER`).
+    #[arg(long, default_value = "127.0.0.1:5151", value_name = "ADDR")]
+    pub listen: std::net::SocketAddr,
+    /// A match (argus serial): the two serial ports to take over with, A then B (the
+    /// cables moved to this PC, or an A/B switch turned): `--ports /dev/ttyUSB0,/dev/ttyUSB1`.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub ports: Vec<String>,
+    /// The audience's page, as the primary's --http: the games followed live, and the
+    /// games played after a takeover.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Run without a console: `takeover` cannot be typed (only --takeover-after takes
+    /// over).
+    #[arg(long)]
+    pub unattended: bool,
 }
 
 // `argus wire`.
@@ -283,7 +340,7 @@ pub struct SerialArgs {
             "port_a", "port_b", "baud", "data_bits", "parity", "stop_bits", "flow", "eol",
             "tc", "games", "openings", "event", "site", "round", "name_a", "name_b", "pgn",
             "journal", "reset_delay", "conclude_delay", "draw_rule", "illegal",
-            "no_wire_compensation", "http",
+            "no_wire_compensation", "http", "standby_listen", "standby_sync",
         ]
     )]
     pub config: Option<PathBuf>,
@@ -361,6 +418,8 @@ pub struct SerialArgs {
     /// given.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+    #[command(flatten)]
+    pub standby: StandbyArgs,
 }
 
 /// For an option of `argus serial` given with `--config`, which clap refuses: where the
@@ -436,8 +495,10 @@ pub struct ClientArgs {
     /// The serial port to the referee (not with --connect).
     #[arg(required_unless_present = "connect", conflicts_with = "connect")]
     pub port: Option<String>,
-    /// Connect to a referee over TCP instead of a serial port.
-    #[arg(long, value_name = "HOST:PORT")]
+    /// Connect to a referee over TCP instead of a serial port; several addresses,
+    /// comma-separated (`PRIMARY,OBSERVER`), are tried in turn when the connection is
+    /// lost.
+    #[arg(long, value_name = "HOST:PORT[,HOST:PORT]")]
     pub connect: Option<String>,
     /// The secret of this player in an IP event that lists its players with tokens
     /// (`argus serve --player NAME:TOKEN`).

@@ -103,6 +103,7 @@ fn main() -> ExitCode {
         ),
         Command::Serve(args) => serve_cmd(*args, matches.subcommand_matches("serve")),
         Command::Client(args) => client_cmd(args),
+        Command::Observe(args) => commands::observe::observe_cmd(args),
         Command::Demo(args) => demo_cmd(args),
         Command::Replay(args) => replay_cmd(args),
         Command::Epd(command) => epd_cmd(command),
@@ -172,6 +173,10 @@ struct Plan {
     http: Option<String>,
     /// Plain lines, never the terminal view (`--plain`).
     plain: bool,
+    /// The standby stream (`--standby-listen`, `--standby-sync`).
+    standby: argus::cli::StandbyArgs,
+    /// The views, made already (by an observer that takes over).
+    live: Option<Arc<Live>>,
 }
 
 enum Start {
@@ -256,6 +261,8 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         from_config: false,
         http: args.http,
         plain: args.plain,
+        standby: args.standby,
+        live: None,
     })
 }
 
@@ -319,6 +326,11 @@ fn plan_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         from_config: true,
         http: event.http.clone(),
         plain,
+        standby: argus::cli::StandbyArgs {
+            standby_listen: event.standby_listen,
+            standby_sync: event.standby_sync,
+        },
+        live: None,
     })
 }
 
@@ -379,6 +391,14 @@ fn plan_resume(
             .clone()
             .or_else(|| event.as_ref().and_then(|e| e.http.clone())),
         plain: args.plain,
+        standby: match (&args.standby.standby_listen, &event) {
+            (None, Some(e)) => argus::cli::StandbyArgs {
+                standby_listen: e.standby_listen,
+                standby_sync: e.standby_sync,
+            },
+            _ => args.standby.clone(),
+        },
+        live: None,
     })
 }
 
@@ -432,10 +452,15 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
     let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two ports"))?;
     // A PGN file that cannot be written is found now, not when the first game ends.
     mediator::append_pgn(&plan.pgn, "")?;
+    let hub =
+        commands::serve::standby_hub_for_journal("argus serial", &plan.standby, &plan.journal)?;
     let (referee, journal, resume) = match plan.start {
         Start::New(config) => {
             let referee = Referee::new(config.as_ref().clone())?;
             let mut journal = Journal::create(&plan.journal)?;
+            if let Some(hub) = &hub {
+                journal.set_tap(hub.tap());
+            }
             journal.write(&Event::Session {
                 version: journal::VERSION,
                 argus: env!("CARGO_PKG_VERSION").to_string(),
@@ -455,7 +480,10 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
                 rebuilt.inputs,
                 rebuilt.takeover.at.as_secs_f64()
             );
-            let journal = Journal::append(&plan.journal)?;
+            let mut journal = Journal::append(&plan.journal)?;
+            if let Some(hub) = &hub {
+                journal.set_tap(hub.tap());
+            }
             (rebuilt.referee, journal, Some(rebuilt.takeover))
         }
     };
@@ -500,6 +528,7 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
     let live = view
         .as_ref()
         .map(|(_, live)| Arc::clone(live))
+        .or(plan.live)
         .or_else(|| plan.http.is_some().then(|| Arc::new(Live::new())));
     if let (Some(addr), Some(live)) = (&plan.http, &live) {
         let config = referee.config();
@@ -537,6 +566,9 @@ fn run_plan(plan: Plan) -> Result<ExitCode> {
         watcher.as_mut(),
         controls,
     )?;
+    if let Some(hub) = &hub {
+        hub.close(!outcome.over);
+    }
     // The terminal is given back before the last lines.
     drop(view);
     let tally = outcome.tally;

@@ -620,6 +620,9 @@ mod tests {
             // the terminal view or plain lines.
             "http",
             "plain",
+            // Observers may follow a resumed match, or not.
+            "standby_listen",
+            "standby_sync",
         ];
         let cli = Cli::command();
         let serial = cli.find_subcommand("serial").unwrap();

@@ -68,12 +68,31 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
     let current = Arc::new(Mutex::new(client::Stop::new()));
     client_controls(&current)?;
     let mut engine = make_engine(&args)?;
-    let open = || -> Result<(Duplex, String)> {
+    // `--connect A,B`: the referee's address, then its observer's (docs/standby.md).
+    let addresses: Vec<&str> = args
+        .connect
+        .as_deref()
+        .map(|a| {
+            a.split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    if args.connect.is_some() && addresses.is_empty() {
+        bail!("--connect: give HOST:PORT, or several comma-separated");
+    }
+    // The address connected to, or to be tried next.
+    let mut at = 0;
+    let open = |at: usize| -> Result<(Duplex, String)> {
         match (&args.port, &args.connect) {
-            (_, Some(addr)) => Ok((
-                tcp::connect(addr).with_context(|| format!("cannot connect to {addr}"))?,
-                addr.clone(),
-            )),
+            (_, Some(_)) => {
+                let addr = addresses[at % addresses.len()];
+                Ok((
+                    tcp::connect(addr).with_context(|| format!("cannot connect to {addr}"))?,
+                    addr.to_string(),
+                ))
+            }
             (Some(port), None) => Ok((
                 serial::open_fresh(port, &args.line.settings())
                     .with_context(|| format!("cannot open port {port}"))?,
@@ -82,7 +101,31 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
             (None, None) => bail!("give a port or --connect HOST:PORT"),
         }
     };
-    let (mut duplex, address) = open()?;
+    // One address: a referee that does not answer is an error at once. Several: the
+    // referee may be down and its observer not yet in charge, so they are tried in turn
+    // (the backoff below) until one answers.
+    let (mut duplex, address) = loop {
+        match open(at) {
+            Ok(opened) => break opened,
+            Err(e) if addresses.len() > 1 => {
+                log::warn!("{e:#}; trying the next address");
+                at += 1;
+                let wait = if at.is_multiple_of(addresses.len()) {
+                    Duration::from_secs(1)
+                } else {
+                    Duration::from_millis(100)
+                };
+                let deadline = std::time::Instant::now() + wait;
+                while std::time::Instant::now() < deadline {
+                    if INTERRUPTED.load(Ordering::SeqCst) {
+                        return Ok(ExitCode::from(130));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    };
     let opts = ClientOptions {
         name: args.name.clone(),
         address,
@@ -113,8 +156,18 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = fresh.clone();
                 engine.watch(&fresh);
+                // Several addresses: the next in turn, each tried at least every second
+                // (an observer that takes over listens within seconds).
+                let many = addresses.len() > 1;
+                let most = if many {
+                    Duration::from_secs(1)
+                } else {
+                    Duration::from_secs(10)
+                };
+                let mut tried = 0;
                 let mut wait = Duration::from_millis(250);
                 duplex = loop {
+                    at = (at + usize::from(many)) % addresses.len();
                     let deadline = std::time::Instant::now() + wait;
                     while std::time::Instant::now() < deadline {
                         if INTERRUPTED.load(Ordering::SeqCst) {
@@ -122,10 +175,18 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                         }
                         std::thread::sleep(Duration::from_millis(50));
                     }
-                    match open() {
-                        Ok((duplex, _)) => break duplex,
+                    match open(at) {
+                        Ok((duplex, addr)) => {
+                            if many {
+                                log::warn!("connected to {addr}");
+                            }
+                            break duplex;
+                        }
                         Err(e) => {
-                            wait = (wait * 2).min(Duration::from_secs(10));
+                            tried += 1;
+                            if tried % addresses.len() == 0 {
+                                wait = (wait * 2).min(most);
+                            }
                             log::warn!("{e:#}; again in {:.1} s", wait.as_secs_f64());
                         }
                     }

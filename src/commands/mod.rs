@@ -3,6 +3,7 @@
 
 pub(crate) mod client;
 pub(crate) mod demo;
+pub(crate) mod observe;
 pub(crate) mod serve;
 pub(crate) mod serve_console;
 

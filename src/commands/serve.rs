@@ -173,8 +173,85 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
     run_serve(args, Some(&serve))
 }
 
+/// What the console and Ctrl-C ask of the event.
+pub(crate) static REQUESTS: argus::server::Requests = argus::server::Requests::new();
+
+/// The status an `argus serve` or `argus serial` exits with when an observer has taken
+/// over its event (docs/standby.md).
+pub(crate) const TAKEN_OVER: u8 = 3;
+
+/// Offers the journal of a match (`argus serial`) to observers, as [`standby_hub`].
+pub(crate) fn standby_hub_for_journal(
+    what: &'static str,
+    standby: &argus::cli::StandbyArgs,
+    journal: &std::path::Path,
+) -> Result<Option<Arc<argus::mediator::standby::Hub>>> {
+    standby_hub(what, standby, journal, true)
+}
+
+/// Offers the journals of `root` (with `only`: the journal `root` alone) to observers (`--standby-listen`); when one says it
+/// took over, this referee says so and exits with [`TAKEN_OVER`], relaying nothing
+/// more.
+pub(crate) fn standby_hub(
+    what: &'static str,
+    standby: &argus::cli::StandbyArgs,
+    root: &std::path::Path,
+    only: bool,
+) -> Result<Option<Arc<argus::mediator::standby::Hub>>> {
+    let Some(addr) = standby.standby_listen else {
+        return Ok(None);
+    };
+    let listen = if only {
+        argus::mediator::standby::Hub::listen_for_journal
+    } else {
+        argus::mediator::standby::Hub::listen
+    };
+    let hub = listen(
+        addr,
+        root,
+        standby.standby_sync,
+        Box::new(move |by| {
+            argus::watch::tui::restore();
+            eprintln!(
+                "{what}: the observer {by} has taken over: this referee goes on no more (exit status {TAKEN_OVER})"
+            );
+            client::engine_process::kill_all();
+            std::process::exit(i32::from(TAKEN_OVER));
+        }),
+    )
+    .with_context(|| format!("--standby-listen {addr}"))?;
+    println!(
+        "{what}: observers follow at {} (argus observe {}{})",
+        hub.addr(),
+        hub.addr(),
+        if standby.standby_sync {
+            "; a line is relayed once they hold it"
+        } else {
+            ""
+        }
+    );
+    Ok(Some(hub))
+}
+
 fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<ExitCode> {
-    use argus::server::{self, Progress, Requests};
+    run_serve_as(args, matches, None)
+}
+
+/// How an observer that took an event over runs it.
+pub(crate) struct TookOver {
+    /// Where its players connect.
+    pub(crate) listen: std::net::SocketAddr,
+    /// The views the observer fed while it followed.
+    pub(crate) live: Option<Arc<argus::watch::live::Live>>,
+}
+
+/// Runs the event; `took_over`: an observer took it over.
+pub(crate) fn run_serve_as(
+    args: ServeArgs,
+    matches: Option<&clap::ArgMatches>,
+    took_over: Option<TookOver>,
+) -> Result<ExitCode> {
+    use argus::server::{self, Progress};
     let cfg = match &args.resume {
         Some(dir) => {
             // Everything comes from the event's journal: another option would say
@@ -184,7 +261,15 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
                     .ids()
                     // Options only (clap also lists the struct's group, ServeArgs).
                     .filter(|id| {
-                        !["resume", "unattended", "http", "plain"].contains(&id.as_str())
+                        ![
+                            "resume",
+                            "unattended",
+                            "http",
+                            "plain",
+                            "standby_listen",
+                            "standby_sync",
+                        ]
+                        .contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
                     })
                     .filter(|id| {
@@ -205,7 +290,6 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         None => serve_config(&args, matches)?,
     };
     // Ctrl-C and the console's commands reach the event's thread through these.
-    static REQUESTS: Requests = Requests::new();
     ctrlc::set_handler(|| {
         if REQUESTS.stop() {
             argus::watch::tui::restore();
@@ -261,15 +345,21 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
     if cfg.players.iter().any(server::Entrant::is_remote) {
         println!(
             "argus serve: players connect to {listen} (argus client --connect {listen} --name NAME)",
-            listen = cfg.listen.unwrap_or(args.listen)
+            listen = took_over
+                .as_ref()
+                .map(|t| t.listen)
+                .or(cfg.listen)
+                .unwrap_or(args.listen)
         );
     }
+    let hub = standby_hub("argus serve", &args.standby, &cfg.out, false)?;
     if !args.unattended {
         super::serve_console::start(&REQUESTS, view.is_none())?;
     }
     let live = view
         .as_ref()
         .map(|(_, live)| std::sync::Arc::clone(live))
+        .or_else(|| took_over.as_ref().and_then(|t| t.live.clone()))
         .or_else(|| {
             args.http
                 .is_some()
@@ -356,10 +446,18 @@ fn run_serve(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> Result<Exit
         }
         Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
     };
-    let summary = match &args.resume {
-        Some(dir) => server::resume(dir, &REQUESTS, live.as_ref(), &mut progress)?,
-        None => server::run(&cfg, &REQUESTS, live.as_ref(), &mut progress)?,
+    let setup = server::Setup {
+        live: live.as_ref(),
+        standby: hub.as_ref(),
+        listen: took_over.as_ref().map(|t| t.listen),
     };
+    let summary = match &args.resume {
+        Some(dir) => server::resume_with(dir, &setup, &REQUESTS, &mut progress)?,
+        None => server::run_with(&cfg, &setup, &REQUESTS, &mut progress)?,
+    };
+    if let Some(hub) = &hub {
+        hub.close(summary.stopped);
+    }
     // The terminal is given back before the standings are printed.
     drop(view);
     // The crosstable of a big event is for standings.txt, not the terminal.

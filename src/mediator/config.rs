@@ -98,6 +98,10 @@ pub struct EventConfig {
     pub no_wire_compensation: bool,
     /// Where the audience's page is served, when it is (`--http`).
     pub http: Option<String>,
+    /// Where observers follow the journal, when they may (`--standby-listen`).
+    pub standby_listen: Option<std::net::SocketAddr>,
+    /// Whether a line is relayed only once the observers hold it (`--standby-sync`).
+    pub standby_sync: bool,
 }
 
 /// One player's connection.
@@ -548,6 +552,8 @@ struct RawFile {
 #[serde(deny_unknown_fields)]
 struct RawNetwork {
     http: Option<String>,
+    standby_listen: Option<Spanned<String>>,
+    standby_sync: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -819,6 +825,13 @@ impl Builder<'_> {
                 _ => return self.bad("line.eol", eol.span(), "must be \"lf\" or \"crlf\""),
             },
         };
+        let standby_listen = match network.standby_listen {
+            Some(addr) => match addr.get_ref().parse::<std::net::SocketAddr>() {
+                Ok(parsed) => Some(parsed),
+                Err(e) => return self.bad("network.standby_listen", addr.span(), e.to_string()),
+            },
+            None => None,
+        };
         let baud_given = line.baud.is_some();
         let a = self.player("a", player.a, &settings, baud_given)?;
         let b = self.player("b", player.b, &settings, baud_given)?;
@@ -847,6 +860,8 @@ impl Builder<'_> {
             unattended: event.unattended.unwrap_or(false),
             no_wire_compensation: line.no_wire_compensation.unwrap_or(false),
             http: network.http,
+            standby_listen,
+            standby_sync: network.standby_sync.unwrap_or(false),
         })
     }
 

@@ -304,10 +304,24 @@ pub enum JournalError {
     },
 }
 
+/// Where a journal's lines go besides its file: the standby stream
+/// ([`crate::mediator::standby`]) forwards them to observers. It is called after each
+/// flush that wrote anything, with the file's path, the offset of the first byte
+/// written and the bytes (whole lines); it may hold the writer up (`--standby-sync`
+/// waits there for the observers' acknowledgement before anything is sent).
+pub trait Tap: Send {
+    /// `text` (whole lines) reached the file at `path`, from byte `at` on.
+    fn written(&self, path: &Path, at: u64, text: &[u8]);
+}
+
 /// The journal being written.
 pub struct Journal {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The file's length once what is held is flushed (kept while there is a tap).
+    len: u64,
+    /// The tap, and what it has not been given yet.
+    tap: Option<(Box<dyn Tap>, Vec<u8>)>,
 }
 
 impl Journal {
@@ -328,6 +342,8 @@ impl Journal {
         Ok(Journal {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
+            len: 0,
+            tap: None,
         })
     }
 
@@ -349,7 +365,17 @@ impl Journal {
         Ok(Journal {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
+            len: 0,
+            tap: None,
         })
+    }
+
+    /// Gives every line written from now on to `tap` as well, at each flush.
+    pub fn set_tap(&mut self, tap: Box<dyn Tap>) {
+        // The file's length, and what the buffer holds for it.
+        self.len =
+            self.out.get_ref().metadata().map_or(0, |m| m.len()) + self.out.buffer().len() as u64;
+        self.tap = Some((tap, Vec::new()));
     }
 
     /// The journal's path.
@@ -379,8 +405,20 @@ impl Journal {
             path: self.path.clone(),
             source,
         };
-        serde_json::to_writer(&mut self.out, event).map_err(|e| io(io::Error::other(e)))?;
-        self.out.write_all(b"\n").map_err(io)
+        match &mut self.tap {
+            None => {
+                serde_json::to_writer(&mut self.out, event).map_err(|e| io(io::Error::other(e)))?;
+                self.out.write_all(b"\n").map_err(io)?;
+            }
+            Some((_, held)) => {
+                let from = held.len();
+                serde_json::to_writer(&mut *held, event).map_err(|e| io(io::Error::other(e)))?;
+                held.push(b'\n');
+                self.out.write_all(&held[from..]).map_err(io)?;
+                self.len += (held.len() - from) as u64;
+            }
+        }
+        Ok(())
     }
 
     /// Writes what [`Journal::write_held`] holds to the file.
@@ -392,7 +430,14 @@ impl Journal {
         self.out.flush().map_err(|source| JournalError::Io {
             path: self.path.clone(),
             source,
-        })
+        })?;
+        if let Some((tap, held)) = &mut self.tap
+            && !held.is_empty()
+        {
+            tap.written(&self.path, self.len - held.len() as u64, held);
+            held.clear();
+        }
+        Ok(())
     }
 }
 

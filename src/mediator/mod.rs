@@ -9,6 +9,7 @@
 pub mod config;
 pub mod journal;
 pub mod live_replay;
+pub mod standby;
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};

@@ -74,7 +74,7 @@ impl FileOption {
 const MANY_WORDS: [&str; 5] = ["engine", "player", "resign", "draw", "sprt"];
 
 /// Options that take no value: `true` sets them, `false` leaves them off.
-const FLAGS: [&str; 1] = ["unattended"];
+const FLAGS: [&str; 2] = ["unattended", "standby_sync"];
 
 /// Keys of `argus serial`'s event file, which are not this file's.
 const RENAMED: [(&str, &str); 0] = [];
@@ -131,6 +131,8 @@ struct RawNetwork {
     max_clients: Value,
     http: Value,
     seats: Value,
+    standby_listen: Value,
+    standby_sync: Value,
 }
 
 /// One `[[engine]]`: the keys of `--engine`'s words.
@@ -272,6 +274,8 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
     scalar("network", "max_clients", &raw.network.max_clients)?;
     scalar("network", "http", &raw.network.http)?;
     scalar("network", "seats", &raw.network.seats)?;
+    scalar("network", "standby_listen", &raw.network.standby_listen)?;
+    scalar("network", "standby_sync", &raw.network.standby_sync)?;
     // The players, in the order of the file.
     let mut players: Vec<(usize, FileOption)> = Vec::new();
     for engine in &raw.engine {

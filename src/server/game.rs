@@ -205,13 +205,19 @@ pub(super) fn play(
                 }
             }
             let config = rebuilt.referee.config().clone();
-            let journal = Journal::append(&journal_path).map_err(|e| e.to_string())?;
+            let mut journal = Journal::append(&journal_path).map_err(|e| e.to_string())?;
+            if let Some(hub) = event.standby {
+                journal.set_tap(hub.tap());
+            }
             (rebuilt.referee, journal, Some(rebuilt.takeover), config)
         }
         None => {
             let config = game_config(cfg, &names, spec, hosted);
             let referee = Referee::new(config.clone()).map_err(|e| e.to_string())?;
             let mut journal = Journal::create(&journal_path).map_err(|e| e.to_string())?;
+            if let Some(hub) = event.standby {
+                journal.set_tap(hub.tap());
+            }
             journal
                 .write(&JournalEvent::Session {
                     version: journal::VERSION,

@@ -50,6 +50,7 @@ use crate::core::clock::TimeControl;
 use crate::core::supervisor::Command;
 use crate::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Referee};
 use crate::mediator::journal::{self, Event as JournalEvent, Journal};
+use crate::mediator::standby::Hub;
 use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
 use crate::tournament::{
     AdjudicationRules, Adjudicator, Format, GameSpec, Sprt, SprtConfig, SprtDecision, Standings,
@@ -224,7 +225,54 @@ pub fn run(
     live: Option<&Arc<Live>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
-    run_event(cfg, None, requests, live, progress)
+    let setup = Setup {
+        live,
+        ..Setup::default()
+    };
+    run_event(cfg, None, &setup, requests, progress)
+}
+
+/// What an event is run with besides its settings.
+#[derive(Clone, Copy, Default)]
+pub struct Setup<'a> {
+    /// The views' model of the games (`--http`, the terminal view).
+    pub live: Option<&'a Arc<Live>>,
+    /// The standby stream (`--standby-listen`): every journal line of the event goes to
+    /// the observers as it is written.
+    pub standby: Option<&'a Arc<Hub>>,
+    /// Where the players connect, instead of the address the settings give (an observer
+    /// that took over listens on its own).
+    pub listen: Option<SocketAddr>,
+}
+
+/// [`run`], with the views, the standby stream and the listening address of `setup`.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn run_with(
+    cfg: &ServeConfig,
+    setup: &Setup<'_>,
+    requests: &Requests,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Summary, ServeError> {
+    run_event(cfg, None, setup, requests, progress)
+}
+
+/// [`resume`], with the views, the standby stream and the listening address of
+/// `setup`.
+///
+/// # Errors
+///
+/// As [`resume`].
+pub fn resume_with(
+    dir: &Path,
+    setup: &Setup<'_>,
+    requests: &Requests,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Summary, ServeError> {
+    let (cfg, lines) = resume::read(dir)?;
+    run_event(&cfg, Some(lines), setup, requests, progress)
 }
 
 /// Goes on with the event in `dir` after a stop or a crash, from its `event.jsonl`:
@@ -241,8 +289,11 @@ pub fn resume(
     live: Option<&Arc<Live>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
-    let (cfg, lines) = resume::read(dir)?;
-    run_event(&cfg, Some(lines), requests, live, progress)
+    let setup = Setup {
+        live,
+        ..Setup::default()
+    };
+    resume_with(dir, &setup, requests, progress)
 }
 
 /// Reads the settings of the event in `dir` (for what `argus serve --resume` prints
@@ -258,10 +309,11 @@ pub fn event_settings(dir: &Path) -> Result<ServeConfig, ServeError> {
 fn run_event(
     cfg: &ServeConfig,
     resumed: Option<Vec<serde_json::Value>>,
+    setup: &Setup<'_>,
     requests: &Requests,
-    live: Option<&Arc<Live>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, ServeError> {
+    let live = setup.live;
     check_players(cfg)?;
     if cfg.sprt.is_some() {
         if cfg.players.len() != 2 {
@@ -321,8 +373,9 @@ fn run_event(
     // Set when the event ends: the listener stops.
     let closing = Arc::new(AtomicBool::new(false));
     if remote_index.iter().any(Option::is_some) {
-        let addr = cfg
+        let addr = setup
             .listen
+            .or(cfg.listen)
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)));
         let listener = std::net::TcpListener::bind(addr)
             .map_err(|source| ServeError::Listen { addr, source })?;
@@ -342,6 +395,7 @@ fn run_event(
         remote_index: &remote_index,
         boards: Mutex::default(),
         live,
+        standby: setup.standby,
     };
     let mut standings = Standings::new(names.clone());
     let mut sprt = cfg.sprt.clone().map(Sprt::new);
@@ -355,7 +409,7 @@ fn run_event(
     let mut journal;
     let queue_games: VecDeque<GameSpec>;
     if let Some(lines) = resumed {
-        journal = EventJournal::append(&event_path)?;
+        journal = EventJournal::append(&event_path, setup.standby)?;
         let past = resume::Past::read(&lines);
         if let Some(sw) = &mut swiss {
             games = past.swiss_games.clone();
@@ -430,7 +484,7 @@ fn run_event(
             queue_games.len() - under_way.len()
         );
     } else {
-        journal = EventJournal::create(&event_path)?;
+        journal = EventJournal::create(&event_path, setup.standby)?;
         journal.write(&serde_json::json!({
             "event": "serve",
             "argus": env!("CARGO_PKG_VERSION"),
@@ -753,6 +807,8 @@ pub(super) struct Event<'a> {
     pub(super) boards: Mutex<std::collections::BTreeMap<u32, GameStatus>>,
     /// The views' model of the games (`--http`), when there are views.
     pub(super) live: Option<&'a Arc<Live>>,
+    /// The standby stream, when observers may follow.
+    pub(super) standby: Option<&'a Arc<Hub>>,
 }
 
 impl Event<'_> {
@@ -866,26 +922,30 @@ fn stem(spec: &GameSpec) -> String {
     format!("game-{:04}", spec.number)
 }
 
-/// The event's own journal: JSON Lines, each written and flushed at once.
+/// The event's own journal: JSON Lines, each written and flushed at once (and handed
+/// to the standby stream, with the file's length before it).
 struct EventJournal {
     path: PathBuf,
     file: fs::File,
+    standby: Option<(Arc<Hub>, u64)>,
 }
 
 impl EventJournal {
     /// Opens the journal of an event to go on with it.
-    fn append(path: &Path) -> Result<EventJournal, ServeError> {
+    fn append(path: &Path, standby: Option<&Arc<Hub>>) -> Result<EventJournal, ServeError> {
         let file = fs::File::options()
             .append(true)
             .open(path)
             .map_err(io_err(path))?;
+        let len = file.metadata().map_err(io_err(path))?.len();
         Ok(EventJournal {
             path: path.to_path_buf(),
             file,
+            standby: standby.map(|hub| (Arc::clone(hub), len)),
         })
     }
 
-    fn create(path: &Path) -> Result<EventJournal, ServeError> {
+    fn create(path: &Path, standby: Option<&Arc<Hub>>) -> Result<EventJournal, ServeError> {
         let file = fs::File::options()
             .write(true)
             .create_new(true)
@@ -894,6 +954,7 @@ impl EventJournal {
         Ok(EventJournal {
             path: path.to_path_buf(),
             file,
+            standby: standby.map(|hub| (Arc::clone(hub), 0)),
         })
     }
 
@@ -903,7 +964,12 @@ impl EventJournal {
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
-            .map_err(io_err(&self.path))
+            .map_err(io_err(&self.path))?;
+        if let Some((hub, len)) = &mut self.standby {
+            hub.publish(&self.path, *len, line.as_bytes());
+            *len += line.len() as u64;
+        }
+        Ok(())
     }
 }
 

@@ -143,6 +143,8 @@ fn missing_keys_take_the_defaults_of_argus_serial() {
             unattended: false,
             no_wire_compensation: false,
             http: None,
+            standby_listen: None,
+            standby_sync: false,
         }
     );
     assert_eq!(config.ports[0].line.to_string(), "9600 8N1 flow none");

@@ -1,0 +1,261 @@
+//! `argus observe PRIMARY --out DIR`: follows a running referee's standby stream
+//! (`--standby-listen`), keeps its own copy of the journals in DIR and a live replay
+//! for the views, and takes over on the console's `takeover` or after
+//! `--takeover-after SECS` of silence: then it goes on as `--resume DIR` does, an
+//! event listening on its own `--listen`, a match on the serial ports of `--ports`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use argus::cli::ObserveArgs;
+use argus::core::Notice;
+use argus::mediator::standby::observer::{self, Copies, Follow, From, Outcome};
+
+use super::super::*;
+
+/// Set when the operator types `takeover`.
+static ASKED: AtomicBool = AtomicBool::new(false);
+/// Set once this observer has taken over: the console's lines are the event's.
+static TAKEN: AtomicBool = AtomicBool::new(false);
+/// Set when what it took over is a match (argus serial), which runs unattended here.
+static MATCH: AtomicBool = AtomicBool::new(false);
+
+const HELP: &str = "commands: takeover (go on with the match or event here, now), help";
+
+/// The console: `takeover` before the takeover; the event's commands after it.
+fn console() -> Result<()> {
+    std::thread::Builder::new()
+        .name("argus-observe-console".into())
+        .spawn(|| {
+            use std::io::BufRead as _;
+            for text in io::stdin().lock().lines() {
+                let Ok(text) = text else { break };
+                if TAKEN.load(Ordering::SeqCst) {
+                    if MATCH.load(Ordering::SeqCst) {
+                        println!(
+                            "argus observe: the match runs unattended here (Ctrl-C stops it, to go on with --resume)"
+                        );
+                    } else {
+                        super::serve_console::line(&text, &super::serve::REQUESTS, None);
+                    }
+                    continue;
+                }
+                match text.trim() {
+                    "" => {}
+                    "takeover" => {
+                        println!("argus observe: taking over");
+                        ASKED.store(true, Ordering::SeqCst);
+                    }
+                    "help" => println!("argus observe: {HELP}"),
+                    other => println!("argus observe: {other:?} is no command; {HELP}"),
+                }
+            }
+        })
+        .context("cannot start the console")?;
+    Ok(())
+}
+
+/// What the observer says of the games it follows: a line when one begins and ends.
+fn say(from: From<'_>, notice: &Notice) {
+    let game = from.game.map(|n| format!("game {n}: ")).unwrap_or_default();
+    match notice {
+        Notice::GameStarted { .. } | Notice::GameOver { .. } | Notice::Resumed { .. } => {
+            // An event's game is a match of one game: its notices call it game 1.
+            let text = notice.to_string();
+            let text = match from.game {
+                Some(_) => text.strip_prefix("game 1: ").unwrap_or(&text).to_string(),
+                None => text,
+            };
+            println!("argus observe: {game}{text}");
+        }
+        _ => log::debug!("{game}{notice}"),
+    }
+}
+
+pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
+    fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
+    let live = args.http.as_ref().map(|_| Arc::new(Live::new()));
+    if let (Some(addr), Some(live)) = (&args.http, &live) {
+        super::start_page(addr, "?", "?", Arc::clone(live))?;
+    }
+    // The live replay feeds the views: an event's games by number, a match's through
+    // the serial mode's feed.
+    let mut feed = live
+        .as_ref()
+        .map(|live| argus::watch::feed::MatchFeed::new((), Arc::clone(live), Default::default()));
+    let event_live = live.clone();
+    let mut copies = Copies::new(
+        &args.out,
+        Box::new(move |from, notice| {
+            say(from, notice);
+            match (from.game, &event_live, &mut feed) {
+                (Some(game), Some(live), _) => {
+                    live.notice(game, from.round.unwrap_or(1), notice);
+                }
+                (None, _, Some(feed)) => mediator::Watcher::notice(feed, notice),
+                _ => {}
+            }
+        }),
+    );
+    if let Some(live) = &live {
+        copies.on_event_line(standings_feed(Arc::clone(live)));
+    }
+    if !args.unattended {
+        console()?;
+        println!("argus observe: console; {HELP}");
+    }
+    let by = format!("argus observe (pid {})", std::process::id());
+    println!(
+        "argus observe: following {} into {}{}",
+        args.primary,
+        args.out.display(),
+        match args.takeover_after {
+            Some(after) => format!("; taking over after {} s of silence", after.as_secs_f64()),
+            None => String::new(),
+        }
+    );
+    let how = Follow {
+        primary: args.primary.clone(),
+        takeover_after: args.takeover_after,
+        asked: &ASKED,
+        by: by.clone(),
+    };
+    match observer::follow(&how, &mut copies) {
+        Outcome::Ended { stopped: false } => {
+            println!(
+                "argus observe: the primary has finished; nothing to take over (the copy is in {})",
+                args.out.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Outcome::Ended { stopped: true } => {
+            println!(
+                "argus observe: the primary stopped, to be resumed; nothing to take over now (the copy is in {})",
+                args.out.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Outcome::Failed(why) => bail!("{why}; this observer cannot take over"),
+        Outcome::Asked => println!("argus observe: taking over from {}, as asked", args.primary),
+        Outcome::Silent(silent) => println!(
+            "argus observe: {} has been silent for {:.1} s: taking over",
+            args.primary,
+            silent.as_secs_f64()
+        ),
+    }
+    // A primary that was cut off, not dead, hears it as soon as it can.
+    observer::keep_telling(args.primary.clone(), by);
+    TAKEN.store(true, Ordering::SeqCst);
+    take_over(&args, live)
+}
+
+/// The event's standings for the views, from the lines of its journal as they come:
+/// its players (first line), its games' pairings, its seats' names and its results.
+fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
+    use argus::core::game::GameResult;
+    use argus::tournament::{GameSpec, Standings};
+    let mut standings: Option<Standings> = None;
+    let mut games: std::collections::HashMap<u32, (usize, usize)> = Default::default();
+    Box::new(move |line: &serde_json::Value| {
+        if let Some(names) = line
+            .get("players")
+            .and_then(|p| serde_json::from_value::<Vec<String>>(p.clone()).ok())
+        {
+            standings = Some(Standings::new(names));
+        }
+        for key in ["schedule", "pairings"] {
+            if let Some(specs) = line
+                .get(key)
+                .and_then(|g| serde_json::from_value::<Vec<GameSpec>>(g.clone()).ok())
+            {
+                games.extend(specs.iter().map(|g| (g.number, (g.white, g.black))));
+            }
+        }
+        let Some(table) = &mut standings else { return };
+        if let Some(bye) = line.get("bye").and_then(serde_json::Value::as_u64) {
+            table.record_bye(bye as usize);
+            live.standings(table.json());
+        }
+        if let (Some(_), Some(player), Some(name)) = (
+            line.get("seat"),
+            line.get("player").and_then(serde_json::Value::as_u64),
+            line.get("name").and_then(serde_json::Value::as_str),
+        ) {
+            table.rename(player as usize, name);
+        }
+        if let (Some(&(white, black)), Some(result)) = (
+            line.get("game")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| games.get(&(n as u32))),
+            line.get("result").and_then(serde_json::Value::as_str),
+        ) {
+            table.record(white, black, GameResult::from_pgn(result));
+            live.standings(table.json());
+        }
+    })
+}
+
+/// Goes on with the copy as `--resume` does.
+fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
+    let dir = &args.out;
+    if dir.join("event.jsonl").exists() {
+        let argv = [
+            "argus".into(),
+            "serve".into(),
+            "--resume".into(),
+            dir.clone().into_os_string(),
+            "--unattended".into(),
+        ];
+        let Command::Serve(serve) = <Cli as clap::Parser>::try_parse_from(argv)?.command else {
+            bail!("argus serve --resume: not parsed as argus serve");
+        };
+        let took_over = super::serve::TookOver {
+            listen: args.listen,
+            live,
+        };
+        return super::serve::run_serve_as(*serve, None, Some(took_over));
+    }
+    // A match: its one journal, on the ports given.
+    let journals: Vec<PathBuf> = fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    let [journal] = journals.as_slice() else {
+        bail!(
+            "{}: {} journals and no event.jsonl: nothing this observer can take over",
+            dir.display(),
+            journals.len()
+        );
+    };
+    let [port_a, port_b] = args.ports.as_slice() else {
+        bail!(
+            "{} is a match of argus serial: give the ports to take it over on, --ports A,B (then: argus serial --resume {} A B)",
+            journal.display(),
+            journal.display()
+        );
+    };
+    MATCH.store(true, Ordering::SeqCst);
+    let argv = [
+        "argus".into(),
+        "serial".into(),
+        "--resume".into(),
+        journal.clone().into_os_string(),
+        port_a.into(),
+        port_b.into(),
+        "--unattended".into(),
+        "--plain".into(),
+    ];
+    let matches = Cli::command().try_get_matches_from::<_, std::ffi::OsString>(argv)?;
+    let Command::Serial(serial) = Cli::from_arg_matches(&matches)?.command else {
+        bail!("argus serial --resume: not parsed as argus serial");
+    };
+    let given = resume_args::Given::from_matches(matches.subcommand_matches("serial"));
+    let mut plan = plan_resume(&serial, &given, journal, None)?;
+    // The games go to the copy's PGN file, which the observer made from the journal.
+    if let Some(name) = plan.pgn.file_name() {
+        plan.pgn = dir.join(name);
+    }
+    plan.live = live;
+    run_plan(plan)
+}

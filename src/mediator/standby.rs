@@ -1,0 +1,483 @@
+//! The standby stream: a referee's journals offered to observers (`--standby-listen`),
+//! and an observer's end of it ([`observer`]).
+//!
+//! The primary's journals each have a [`Tap`] that hands the [`Hub`] every line as it
+//! is flushed to the file; the hub sends it to every connected observer, with the file's
+//! name (relative to the referee's folder) and the offset where it was written. An
+//! observer that connects is first sent what the files hold (up to their last whole
+//! line), so it may join a running event. Nothing is sent but whole lines, so an
+//! observer's copy is always a journal `--resume` reads.
+//!
+//! The wire is JSON Lines both ways, one [`Msg`] a line: `lines`, `beat` (every
+//! [`BEAT`], so that an observer can tell a quiet primary from a dead one) and `end`
+//! from the primary; `ack` and `took_over` from the observer.
+//!
+//! With `sync` (`--standby-sync`), a flush that holds a line to be sent (a `tx` event)
+//! waits until every observer has acknowledged it, so that no line reaches a player
+//! before an observer holds it. The wait is bounded by [`SYNC_WAIT`]: an observer that
+//! does not answer in time is said to lag and is not waited for again until it has
+//! caught up.
+
+pub mod observer;
+
+use std::fs;
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{RecvTimeoutError, Sender};
+use serde::{Deserialize, Serialize};
+
+use super::journal::Tap;
+
+/// How often the primary says it is alive when it has nothing else to send.
+pub const BEAT: Duration = Duration::from_millis(250);
+
+/// The longest a flush waits for the observers' acknowledgement with `--standby-sync`.
+pub const SYNC_WAIT: Duration = Duration::from_secs(2);
+
+/// The port of the standby stream unless told another.
+pub const DEFAULT_PORT: u16 = 5152;
+
+/// One line of the standby stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "m", rename_all = "snake_case")]
+pub enum Msg {
+    /// Lines written to a file of the referee's folder.
+    Lines {
+        /// The message's number, for the acknowledgement.
+        seq: u64,
+        /// The file, relative to the referee's folder (`/` between the parts).
+        file: String,
+        /// Where in the file the lines begin.
+        at: u64,
+        /// The lines, each with its `\n`.
+        text: String,
+    },
+    /// Nothing new: the primary is alive.
+    Beat,
+    /// The primary ended (`stopped`: it stopped to be resumed, the event is not over).
+    End {
+        /// Whether it stopped before the end.
+        stopped: bool,
+    },
+    /// The observer holds every message up to `seq`.
+    Ack {
+        /// The last message it holds.
+        seq: u64,
+    },
+    /// The observer has taken over: the primary must go on no more.
+    TookOver {
+        /// Who took over (the observer's own address, for the message).
+        by: String,
+    },
+}
+
+impl Msg {
+    /// The message as one line of the stream.
+    pub fn line(&self) -> String {
+        let mut line = serde_json::to_string(self).unwrap_or_default();
+        line.push('\n');
+        line
+    }
+
+    /// Reads one line of the stream.
+    ///
+    /// # Errors
+    ///
+    /// The parser's error when the line is not a message.
+    pub fn parse(line: &[u8]) -> Result<Msg, serde_json::Error> {
+        serde_json::from_slice(line)
+    }
+}
+
+/// Whether `text` holds a line the referee sends (a journal `tx` event).
+fn holds_tx(text: &[u8]) -> bool {
+    text.split(|&b| b == b'\n')
+        .any(|line| line.starts_with(br#"{"ev":"tx""#))
+}
+
+/// What the hub does when an observer says it took over (the command exits).
+pub type OnTaken = Box<dyn Fn(&str) + Send + Sync>;
+
+/// The primary's end of the standby stream.
+pub struct Hub {
+    root: PathBuf,
+    /// The one journal offered (a match's), when not all of the folder's.
+    only: Option<PathBuf>,
+    sync: bool,
+    addr: SocketAddr,
+    state: Mutex<State>,
+    acked: Condvar,
+    on_taken: OnTaken,
+}
+
+#[derive(Default)]
+struct State {
+    seq: u64,
+    next_id: u64,
+    peers: Vec<Peer>,
+    closed: bool,
+}
+
+struct Peer {
+    id: u64,
+    addr: SocketAddr,
+    tx: Sender<String>,
+    acked: u64,
+    /// Not waited for (it did not answer within [`SYNC_WAIT`]) until it catches up.
+    lagging: bool,
+    writer: Option<JoinHandle<()>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Hub {
+    /// Listens for observers on `addr`, offering the journals of the folder `root`.
+    /// `on_taken` is called when an observer says it has taken over.
+    ///
+    /// # Errors
+    ///
+    /// The system's error when the address cannot be bound.
+    pub fn listen(
+        addr: SocketAddr,
+        root: &Path,
+        sync: bool,
+        on_taken: OnTaken,
+    ) -> io::Result<Arc<Hub>> {
+        Hub::start(addr, root, None, sync, on_taken)
+    }
+
+    /// Listens for observers on `addr`, offering the journal at `journal` alone (a
+    /// match of `argus serial`, whose folder may hold other files).
+    ///
+    /// # Errors
+    ///
+    /// As [`Hub::listen`].
+    pub fn listen_for_journal(
+        addr: SocketAddr,
+        journal: &Path,
+        sync: bool,
+        on_taken: OnTaken,
+    ) -> io::Result<Arc<Hub>> {
+        let root = journal
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = journal.file_name().map(PathBuf::from);
+        Hub::start(addr, root, name, sync, on_taken)
+    }
+
+    fn start(
+        addr: SocketAddr,
+        root: &Path,
+        only: Option<PathBuf>,
+        sync: bool,
+        on_taken: OnTaken,
+    ) -> io::Result<Arc<Hub>> {
+        let listener = TcpListener::bind(addr)?;
+        let addr = listener.local_addr()?;
+        if !addr.ip().is_loopback() {
+            log::warn!("standby: offering the journals on {addr}, not only this machine, as asked");
+        }
+        let hub = Arc::new(Hub {
+            root: root.to_path_buf(),
+            only,
+            sync,
+            addr,
+            state: Mutex::default(),
+            acked: Condvar::new(),
+            on_taken,
+        });
+        let accepting = Arc::clone(&hub);
+        std::thread::Builder::new()
+            .name("argus-standby".into())
+            .spawn(move || {
+                for stream in listener.incoming() {
+                    match stream {
+                        Ok(stream) => {
+                            let hub = Arc::clone(&accepting);
+                            let _ = std::thread::Builder::new()
+                                .name("argus-standby-peer".into())
+                                .spawn(move || hub.serve(stream));
+                        }
+                        Err(e) => log::warn!("standby: {e}"),
+                    }
+                }
+            })?;
+        Ok(hub)
+    }
+
+    /// The address observers connect to.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The observers connected.
+    pub fn observers(&self) -> usize {
+        lock(&self.state).peers.len()
+    }
+
+    /// A tap for a journal of the folder.
+    pub fn tap(self: &Arc<Self>) -> Box<dyn Tap> {
+        Box::new(HubTap(Arc::clone(self)))
+    }
+
+    /// The file's name in the stream: relative to the folder, `/` between its parts.
+    fn name(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.root).ok().or_else(|| {
+            // The folder as given and the path as joined may differ by a `./`.
+            path.file_name().map(Path::new)
+        });
+        let rel = rel.unwrap_or(path);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    /// Sends `text`, written at `at` in the file `path`, to every observer; with
+    /// `sync`, waits for their acknowledgement when it holds a line to be sent.
+    pub fn publish(&self, path: &Path, at: u64, text: &[u8]) {
+        let mut state = lock(&self.state);
+        if state.closed {
+            return;
+        }
+        state.seq += 1;
+        let seq = state.seq;
+        let line = Msg::Lines {
+            seq,
+            file: self.name(path),
+            at,
+            text: String::from_utf8_lossy(text).into_owned(),
+        }
+        .line();
+        for peer in &state.peers {
+            let _ = peer.tx.send(line.clone());
+        }
+        if !self.sync || !holds_tx(text) {
+            return;
+        }
+        let until = Instant::now() + SYNC_WAIT;
+        loop {
+            let waiting = state.peers.iter().any(|p| !p.lagging && p.acked < seq);
+            if !waiting {
+                return;
+            }
+            let now = Instant::now();
+            if now >= until {
+                for peer in state.peers.iter_mut().filter(|p| p.acked < seq) {
+                    if !peer.lagging {
+                        log::warn!(
+                            "standby: the observer at {} has not acknowledged within {:?}: going on without it until it catches up",
+                            peer.addr,
+                            SYNC_WAIT
+                        );
+                    }
+                    peer.lagging = true;
+                }
+                return;
+            }
+            state = self
+                .acked
+                .wait_timeout(state, until - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Tells the observers the primary ended (`stopped`: before the event's end) and
+    /// waits, a little, for the words to leave.
+    pub fn close(&self, stopped: bool) {
+        let writers: Vec<JoinHandle<()>> = {
+            let mut state = lock(&self.state);
+            state.closed = true;
+            let end = Msg::End { stopped }.line();
+            state
+                .peers
+                .drain(..)
+                .filter_map(|mut p| {
+                    let _ = p.tx.send(end.clone());
+                    p.writer.take()
+                })
+                .collect()
+        };
+        // Their senders are gone with the peers: each writer ends once it has written.
+        for writer in writers {
+            let _ = writer.join();
+        }
+    }
+
+    /// One observer's connection: the folder's files so far, then every line as it is
+    /// written; its acknowledgements and its word that it took over.
+    fn serve(self: Arc<Self>, stream: TcpStream) {
+        let addr = stream
+            .peer_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
+        let _ = stream.set_nodelay(true);
+        let _ = stream.set_write_timeout(Some(SYNC_WAIT));
+        let Ok(writing) = stream.try_clone() else {
+            return;
+        };
+        let (tx, rx) = crossbeam_channel::unbounded::<String>();
+        let id = {
+            let mut state = lock(&self.state);
+            if state.closed {
+                return;
+            }
+            // What the files hold now, under the lock: every later line comes after.
+            for (file, text) in snapshot(&self.root, self.only.as_deref()) {
+                state.seq += 1;
+                let _ = tx.send(
+                    Msg::Lines {
+                        seq: state.seq,
+                        file,
+                        at: 0,
+                        text,
+                    }
+                    .line(),
+                );
+            }
+            state.next_id += 1;
+            let id = state.next_id;
+            let hub = Arc::clone(&self);
+            let writer = std::thread::Builder::new()
+                .name("argus-standby-send".into())
+                .spawn(move || {
+                    let mut out = writing;
+                    loop {
+                        let line = match rx.recv_timeout(BEAT) {
+                            Ok(line) => line,
+                            Err(RecvTimeoutError::Timeout) => Msg::Beat.line(),
+                            Err(RecvTimeoutError::Disconnected) => break,
+                        };
+                        if out.write_all(line.as_bytes()).is_err() {
+                            hub.forget(id);
+                            break;
+                        }
+                    }
+                    let _ = out.shutdown(std::net::Shutdown::Write);
+                })
+                .ok();
+            state.peers.push(Peer {
+                id,
+                addr,
+                tx,
+                acked: 0,
+                lagging: false,
+                writer,
+            });
+            id
+        };
+        log::info!("standby: an observer at {addr} follows");
+        let mut input = BufReader::new(stream);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            match Msg::parse(&line) {
+                Ok(Msg::Ack { seq }) => {
+                    let mut state = lock(&self.state);
+                    let last = state.seq;
+                    if let Some(peer) = state.peers.iter_mut().find(|p| p.id == id) {
+                        peer.acked = peer.acked.max(seq);
+                        if peer.lagging && peer.acked >= last {
+                            log::info!("standby: the observer at {addr} has caught up");
+                            peer.lagging = false;
+                        }
+                    }
+                    self.acked.notify_all();
+                }
+                Ok(Msg::TookOver { by }) => {
+                    (self.on_taken)(&format!("{by} (from {addr})"));
+                }
+                Ok(_) => {}
+                Err(e) => log::warn!("standby: the observer at {addr} sent no message: {e}"),
+            }
+        }
+        log::info!("standby: the observer at {addr} is gone");
+        self.forget(id);
+    }
+
+    fn forget(&self, id: u64) {
+        lock(&self.state).peers.retain(|p| p.id != id);
+        self.acked.notify_all();
+    }
+}
+
+struct HubTap(Arc<Hub>);
+
+impl Tap for HubTap {
+    fn written(&self, path: &Path, at: u64, text: &[u8]) {
+        self.0.publish(path, at, text);
+    }
+}
+
+/// The journals of the folder `root` (its `.jsonl` files, those in its folders too; or
+/// the one journal `only`), each up to its last whole line, by name; the event's own
+/// journal first.
+fn snapshot(root: &Path, only: Option<&Path>) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut dirs = vec![PathBuf::new()];
+    if let Some(only) = only {
+        found.push(only.to_path_buf());
+        dirs.clear();
+    }
+    while let Some(rel) = dirs.pop() {
+        let Ok(entries) = fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let rel = rel.join(entry.file_name());
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                dirs.push(rel);
+            } else if rel.extension().is_some_and(|e| e == "jsonl") {
+                found.push(rel);
+            }
+        }
+    }
+    found.sort_by_key(|rel| (rel.components().count(), rel.clone()));
+    found
+        .into_iter()
+        .filter_map(|rel| {
+            let text = fs::read(root.join(&rel)).ok()?;
+            let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let name = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            Some((name, String::from_utf8_lossy(&text[..whole]).into_owned()))
+        })
+        .collect()
+}
+
+/// Says to the primary at `addr` that this observer took over, on a connection of its
+/// own; returns whether the primary heard it.
+pub fn tell_taken(addr: &str, by: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    let Some(target) = addr.to_socket_addrs().ok().and_then(|mut a| a.next()) else {
+        return false;
+    };
+    let Ok(mut stream) = TcpStream::connect_timeout(&target, Duration::from_secs(1)) else {
+        return false;
+    };
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    stream
+        .write_all(Msg::TookOver { by: by.to_string() }.line().as_bytes())
+        .is_ok()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,456 @@
+//! The observer's end of the standby stream (`argus observe`): it follows the primary,
+//! writes its own copy of every journal in its folder (byte for byte, so that
+//! `--resume` reads it as the primary's own), makes the PGN files from the games the
+//! journals record, and feeds each game's journal to a [`Referee`] as it comes (a live
+//! replay), whose notices feed the views. It stops following when the operator asks it
+//! to take over, or when the primary has been silent too long.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::core::{Notice, Output, Referee};
+use crate::mediator::journal::{Event, WrittenGame};
+use crate::mediator::{append_pgn, finish_pgn_append};
+
+use super::Msg;
+
+/// Where a notice of the live replay comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct From<'a> {
+    /// The journal, as the stream names it.
+    pub file: &'a str,
+    /// The game's number in an event (`games/game-NNNN.jsonl`).
+    pub game: Option<u32>,
+    /// Its round, as the event's journal says.
+    pub round: Option<u32>,
+}
+
+/// What the live replay's notices are given to.
+pub type NoticeSink = Box<dyn FnMut(From<'_>, &Notice) + Send>;
+
+/// One journal's live replay.
+struct Replay {
+    referee: Option<Referee>,
+    /// The PGN file its games go to, in the observer's folder.
+    pgn: Option<PathBuf>,
+    /// Its last game's PGN.
+    last_game: Option<String>,
+}
+
+/// The observer's copy of the primary's folder.
+pub struct Copies {
+    dir: PathBuf,
+    /// Each file's length in the copy.
+    lens: HashMap<String, u64>,
+    replays: HashMap<String, Replay>,
+    /// The rounds of an event's games, by number.
+    rounds: HashMap<u32, u32>,
+    notices: NoticeSink,
+    /// What is told each line of an event's own journal (the views' standings).
+    event_lines: Option<EventLineSink>,
+}
+
+/// What each line of an event's own journal (`event.jsonl`) is given to.
+pub type EventLineSink = Box<dyn FnMut(&serde_json::Value) + Send>;
+
+/// Why a line of the stream could not be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    /// The file named is not a file of the folder.
+    #[error("{0:?} is not a file of the referee's folder")]
+    Name(String),
+    /// Lines missing before these: the copy must be made again from the start.
+    #[error("{file}: lines from byte {at} came, but the copy holds {have} bytes")]
+    Gap {
+        /// The file.
+        file: String,
+        /// Where the lines begin.
+        at: u64,
+        /// The copy's length.
+        have: u64,
+    },
+    /// The copy holds other lines where these were written: another referee's files.
+    #[error(
+        "{0}: the copy holds other lines than the primary's there (another referee's files?): give --out an empty folder"
+    )]
+    Differs(PathBuf),
+    /// The copy could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+}
+
+/// A game's number from its journal's name (`games/game-0007.jsonl` is 7).
+pub fn game_number(file: &str) -> Option<u32> {
+    let stem = Path::new(file).file_stem()?.to_str()?;
+    stem.strip_prefix("game-")?.parse().ok()
+}
+
+impl Copies {
+    /// The copy in the folder `dir`; the live replay's notices go to `notices`.
+    pub fn new(dir: &Path, notices: NoticeSink) -> Copies {
+        Copies {
+            dir: dir.to_path_buf(),
+            lens: HashMap::new(),
+            replays: HashMap::new(),
+            rounds: HashMap::new(),
+            notices,
+            event_lines: None,
+        }
+    }
+
+    /// Gives every line of an event's own journal to `sink` as well, once written.
+    pub fn on_event_line(&mut self, sink: EventLineSink) {
+        self.event_lines = Some(sink);
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The path of `file` (a name of the stream) in the folder, if it is one of its
+    /// files (no absolute path, no `..`).
+    fn path_of(&self, file: &str) -> Result<PathBuf, CopyError> {
+        let rel = Path::new(file);
+        if file.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+            return Err(CopyError::Name(file.to_string()));
+        }
+        Ok(self.dir.join(rel))
+    }
+
+    /// Writes `text`, which the primary wrote at `at` in `file`, to the copy (what the
+    /// copy holds already is not written again), and replays its new lines.
+    ///
+    /// # Errors
+    ///
+    /// [`CopyError`] when the name is not a file of the folder, lines are missing
+    /// before these, or the copy cannot be written.
+    pub fn apply(&mut self, file: &str, at: u64, text: &str) -> Result<(), CopyError> {
+        let path = self.path_of(file)?;
+        let io = |source| CopyError::Io {
+            path: path.clone(),
+            source,
+        };
+        let have = match self.lens.get(file) {
+            Some(&len) => len,
+            None => fs::metadata(&path).map_or(0, |m| m.len()),
+        };
+        if at > have {
+            return Err(CopyError::Gap {
+                file: file.to_string(),
+                at,
+                have,
+            });
+        }
+        let skip = usize::try_from(have - at).unwrap_or(usize::MAX);
+        if skip > 0 {
+            // What the copy holds already must be these lines.
+            use std::io::{Read, Seek, SeekFrom};
+            let mut held = Vec::new();
+            let mut file = fs::File::open(&path).map_err(io)?;
+            file.seek(SeekFrom::Start(at)).map_err(io)?;
+            file.take(skip.min(text.len()) as u64)
+                .read_to_end(&mut held)
+                .map_err(io)?;
+            if !text.as_bytes().starts_with(&held) {
+                return Err(CopyError::Differs(path));
+            }
+        }
+        let Some(new) = text.get(skip..).filter(|t| !t.is_empty()) else {
+            self.lens.insert(file.to_string(), have);
+            return Ok(());
+        };
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(io)?;
+        }
+        let mut out = fs::File::options()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        out.write_all(new.as_bytes()).map_err(io)?;
+        out.flush().map_err(io)?;
+        self.lens.insert(file.to_string(), have + new.len() as u64);
+        for line in new.lines().filter(|l| !l.trim().is_empty()) {
+            if file == "event.jsonl" {
+                self.event_line(line)?;
+            } else {
+                self.journal_line(file, line)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A line of an event's own journal: its games' rounds; a game's result, whose
+    /// PGN then goes to `games.pgn` as the primary appends it.
+    fn event_line(&mut self, line: &str) -> Result<(), CopyError> {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            return Ok(());
+        };
+        if let Some(sink) = &mut self.event_lines {
+            sink(&value);
+        }
+        for key in ["schedule", "pairings"] {
+            if let Some(games) = value.get(key).and_then(serde_json::Value::as_array) {
+                for g in games {
+                    if let (Some(n), Some(r)) = (
+                        g.get("number").and_then(serde_json::Value::as_u64),
+                        g.get("round").and_then(serde_json::Value::as_u64),
+                    ) {
+                        self.rounds.insert(n as u32, r as u32);
+                    }
+                }
+            }
+        }
+        if value.get("result").is_some()
+            && let Some(journal) = value.get("journal").and_then(serde_json::Value::as_str)
+            && let Some(pgn) = self.replays.get(journal).and_then(|r| r.last_game.clone())
+        {
+            let path = self.dir.join("games.pgn");
+            append_pgn(&path, &pgn).map_err(|e| CopyError::Io {
+                path,
+                source: io::Error::other(e.to_string()),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A line of a match's journal: fed to its live replay; a game it records goes to
+    /// its PGN file.
+    fn journal_line(&mut self, file: &str, line: &str) -> Result<(), CopyError> {
+        let Ok(event) = serde_json::from_str::<Event>(line) else {
+            log::warn!("observe: {file}: a line that is no journal event: {line}");
+            return Ok(());
+        };
+        let game = game_number(file);
+        let round = game.and_then(|g| self.rounds.get(&g).copied());
+        let dir = self.dir.clone();
+        let replay = self.replays.entry(file.to_string()).or_insert(Replay {
+            referee: None,
+            pgn: None,
+            last_game: None,
+        });
+        match event {
+            Event::Session { pgn, config, .. } => {
+                // The PGN file beside the journal, under the name the primary gave it.
+                let parent = Path::new(file).parent().unwrap_or(Path::new(""));
+                replay.pgn = pgn
+                    .as_deref()
+                    .and_then(Path::file_name)
+                    .map(|name| dir.join(parent).join(name));
+                replay.referee = Referee::new(*config)
+                    .map_err(|e| log::warn!("observe: {file}: {e}; not replayed"))
+                    .ok();
+            }
+            Event::GameOver {
+                game: number,
+                pgn,
+                pgn_at,
+                ..
+            } => {
+                if let Some(path) = &replay.pgn {
+                    let written = WrittenGame {
+                        number,
+                        pgn: pgn.clone(),
+                        at: pgn_at,
+                    };
+                    finish_pgn_append(path, &written).map_err(|e| CopyError::Io {
+                        path: path.clone(),
+                        source: io::Error::other(e.to_string()),
+                    })?;
+                }
+                replay.last_game = Some(pgn);
+            }
+            event => {
+                if let (Some(input), Some(referee)) = (event.input(), &mut replay.referee) {
+                    referee.handle(input);
+                    while let Some(output) = referee.poll_output() {
+                        if let Output::Notice(notice) = output {
+                            (self.notices)(From { file, game, round }, &notice);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How to follow the primary.
+pub struct Follow<'a> {
+    /// The primary's standby address (`HOST:PORT`).
+    pub primary: String,
+    /// Take over after this long without a word from the primary.
+    pub takeover_after: Option<Duration>,
+    /// Set when the operator asks to take over.
+    pub asked: &'a AtomicBool,
+    /// Who takes over, for the primary's message.
+    pub by: String,
+}
+
+/// Why the observer stopped following.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The operator asked it to take over.
+    Asked,
+    /// The primary was silent this long.
+    Silent(Duration),
+    /// The primary ended (`stopped`: it stopped before the event's end).
+    Ended {
+        /// Whether it stopped before the end.
+        stopped: bool,
+    },
+    /// The copy could not be made (why): the observer cannot take over.
+    Failed(String),
+}
+
+/// How long one read waits before the observer looks up.
+const LOOK_UP: Duration = Duration::from_millis(100);
+
+/// Follows the primary, writing `copies`, until the operator asks to take over, the
+/// primary is silent for `takeover_after` (counted once it has been heard), or it
+/// ends. A lost connection is made again; the copy goes on where it was. On taking
+/// over, the primary is told, on the connection if it still stands.
+pub fn follow(how: &Follow<'_>, copies: &mut Copies) -> Outcome {
+    let mut heard: Option<Instant> = None;
+    let mut said_waiting = false;
+    loop {
+        let outcome = match connect(&how.primary) {
+            Ok(stream) => {
+                log::info!("observe: following {}", how.primary);
+                heard = Some(Instant::now());
+                session(how, stream, copies, &mut heard)
+            }
+            Err(e) => {
+                if !said_waiting {
+                    log::warn!("observe: cannot reach {}: {e}; trying again", how.primary);
+                    said_waiting = true;
+                }
+                std::thread::sleep(Duration::from_millis(250));
+                None
+            }
+        };
+        if let Some(outcome) = outcome.or_else(|| should_take_over(how, heard)) {
+            if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
+                super::tell_taken(&how.primary, &how.by);
+            }
+            return outcome;
+        }
+    }
+}
+
+fn connect(addr: &str) -> io::Result<TcpStream> {
+    let target = addr
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "resolves to nothing"))?;
+    TcpStream::connect_timeout(&target, Duration::from_secs(1))
+}
+
+fn should_take_over(how: &Follow<'_>, heard: Option<Instant>) -> Option<Outcome> {
+    if how.asked.load(Ordering::SeqCst) {
+        return Some(Outcome::Asked);
+    }
+    let (after, heard) = (how.takeover_after?, heard?);
+    let silent = heard.elapsed();
+    (silent >= after).then_some(Outcome::Silent(silent))
+}
+
+/// One connection to the primary; None when it is lost.
+fn session(
+    how: &Follow<'_>,
+    stream: TcpStream,
+    copies: &mut Copies,
+    heard: &mut Option<Instant>,
+) -> Option<Outcome> {
+    stream.set_read_timeout(Some(LOOK_UP)).ok()?;
+    let _ = stream.set_nodelay(true);
+    let mut out = stream.try_clone().ok()?;
+    let mut input = BufReader::new(stream);
+    let mut line = Vec::new();
+    loop {
+        if let Some(outcome) = should_take_over(how, *heard) {
+            // Said on this connection too: the primary stops at once if it is alive.
+            let _ = out.write_all(Msg::TookOver { by: how.by.clone() }.line().as_bytes());
+            return Some(outcome);
+        }
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) => {
+                log::warn!("observe: the connection to {} is lost", how.primary);
+                return None;
+            }
+            Ok(_) if line.ends_with(b"\n") => {}
+            Ok(_) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                log::warn!("observe: the connection to {} is lost: {e}", how.primary);
+                return None;
+            }
+        }
+        *heard = Some(Instant::now());
+        let msg = Msg::parse(&line);
+        line.clear();
+        match msg {
+            Ok(Msg::Lines {
+                seq,
+                file,
+                at,
+                text,
+            }) => {
+                match copies.apply(&file, at, &text) {
+                    Ok(()) => {}
+                    Err(e @ CopyError::Gap { .. }) => {
+                        // Following again brings the files from their start.
+                        log::error!("observe: {e}; following again");
+                        return None;
+                    }
+                    // A copy that cannot be made is no copy to take over from.
+                    Err(e) => return Some(Outcome::Failed(e.to_string())),
+                }
+                if out.write_all(Msg::Ack { seq }.line().as_bytes()).is_err() {
+                    return None;
+                }
+            }
+            Ok(Msg::End { stopped }) => return Some(Outcome::Ended { stopped }),
+            Ok(_) => {}
+            Err(e) => log::warn!("observe: {} sent no message: {e}", how.primary),
+        }
+    }
+}
+
+/// Keeps telling the primary at `addr`, every second, that this observer took over:
+/// a primary that was cut off rather than dead, and comes back, stops at once.
+pub fn keep_telling(addr: String, by: String) {
+    let _ = std::thread::Builder::new()
+        .name("argus-observe-tell".into())
+        .spawn(move || {
+            let mut told = false;
+            loop {
+                if super::tell_taken(&addr, &by) && !told {
+                    log::warn!(
+                        "observe: the primary at {addr} is up: told it that this referee took over"
+                    );
+                    told = true;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        });
+}

@@ -1,0 +1,188 @@
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::observer::{Copies, CopyError, game_number};
+use super::*;
+
+fn loopback() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 0))
+}
+
+fn read_msg(input: &mut BufReader<TcpStream>) -> Msg {
+    loop {
+        let mut line = Vec::new();
+        input.read_until(b'\n', &mut line).expect("a line");
+        match Msg::parse(&line).expect("a message") {
+            Msg::Beat => continue,
+            msg => return msg,
+        }
+    }
+}
+
+#[test]
+fn messages_are_lines_of_json() {
+    let msg = Msg::Lines {
+        seq: 3,
+        file: "games/game-0001.jsonl".into(),
+        at: 120,
+        text: "{\"ev\":\"timer\",\"t\":5}\n".into(),
+    };
+    let line = msg.line();
+    assert!(line.ends_with('\n'));
+    assert_eq!(line.matches('\n').count(), 1, "{line}");
+    assert_eq!(Msg::parse(line.as_bytes()).unwrap(), msg);
+    assert_eq!(
+        Msg::parse(br#"{"m":"ack","seq":7}"#).unwrap(),
+        Msg::Ack { seq: 7 }
+    );
+    assert!(Msg::parse(b"{\"m\":\"nonsense\"}").is_err());
+}
+
+#[test]
+fn only_sent_lines_are_waited_for() {
+    assert!(holds_tx(
+        b"{\"ev\":\"rx\",\"t\":1}\n{\"ev\":\"tx\",\"port\":\"a\"}\n"
+    ));
+    assert!(!holds_tx(
+        b"{\"ev\":\"rx\",\"t\":1,\"text\":\"{\\\"ev\\\":\\\"tx\\\"\"}\n"
+    ));
+    assert!(!holds_tx(b"{\"ev\":\"drained\",\"t\":1,\"port\":\"a\"}\n"));
+}
+
+#[test]
+fn an_observer_gets_the_files_then_each_line_and_its_ack_releases_a_sync_write() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("games")).unwrap();
+    std::fs::write(dir.path().join("event.jsonl"), "{\"a\":1}\n{\"half\":").unwrap();
+    std::fs::write(dir.path().join("games/game-0001.jsonl"), "{\"b\":2}\n").unwrap();
+    std::fs::write(dir.path().join("games/game-0001.pgn"), "not a journal").unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let stream = TcpStream::connect(hub.addr()).unwrap();
+    let mut out = stream.try_clone().unwrap();
+    let mut input = BufReader::new(stream);
+    // The event's journal first, up to its last whole line; no PGN.
+    let Msg::Lines { file, at, text, .. } = read_msg(&mut input) else {
+        panic!("lines first")
+    };
+    assert_eq!(
+        (file.as_str(), at, text.as_str()),
+        ("event.jsonl", 0, "{\"a\":1}\n")
+    );
+    let Msg::Lines { file, text, .. } = read_msg(&mut input) else {
+        panic!("lines")
+    };
+    assert_eq!(
+        (file.as_str(), text.as_str()),
+        ("games/game-0001.jsonl", "{\"b\":2}\n")
+    );
+    while hub.observers() == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A write holding a line to send waits for the observer's acknowledgement.
+    let released = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let (hub, released) = (Arc::clone(&hub), Arc::clone(&released));
+        let path = dir.path().join("games/game-0001.jsonl");
+        std::thread::spawn(move || {
+            hub.publish(&path, 8, b"{\"ev\":\"tx\",\"port\":\"a\",\"text\":\"x\"}\n");
+            released.store(1, Ordering::SeqCst);
+        })
+    };
+    let Msg::Lines { seq, at, .. } = read_msg(&mut input) else {
+        panic!("the new line")
+    };
+    assert_eq!(at, 8);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        released.load(Ordering::SeqCst),
+        0,
+        "released before the ack"
+    );
+    out.write_all(Msg::Ack { seq }.line().as_bytes()).unwrap();
+    writer.join().unwrap();
+    assert_eq!(released.load(Ordering::SeqCst), 1);
+    // The end is said to the observer.
+    hub.close(false);
+    assert_eq!(read_msg(&mut input), Msg::End { stopped: false });
+}
+
+#[test]
+fn a_silent_observer_holds_a_sync_write_up_no_longer_than_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let _silent = TcpStream::connect(hub.addr()).unwrap();
+    while hub.observers() == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let path = dir.path().join("j.jsonl");
+    let began = Instant::now();
+    hub.publish(&path, 0, b"{\"ev\":\"tx\",\"port\":\"a\",\"text\":\"x\"}\n");
+    let waited = began.elapsed();
+    assert!(waited >= SYNC_WAIT && waited < SYNC_WAIT * 2, "{waited:?}");
+    // Lagging: not waited for again until it catches up.
+    let began = Instant::now();
+    hub.publish(
+        &path,
+        40,
+        b"{\"ev\":\"tx\",\"port\":\"b\",\"text\":\"y\"}\n",
+    );
+    assert!(began.elapsed() < Duration::from_millis(500));
+}
+
+#[test]
+fn the_word_that_an_observer_took_over_reaches_the_primary() {
+    let dir = tempfile::tempdir().unwrap();
+    let heard = Arc::new(Mutex::new(String::new()));
+    let hub = {
+        let heard = Arc::clone(&heard);
+        Hub::listen(
+            loopback(),
+            dir.path(),
+            false,
+            Box::new(move |by| *heard.lock().unwrap() = by.to_string()),
+        )
+        .unwrap()
+    };
+    assert!(tell_taken(&hub.addr().to_string(), "observer 1"));
+    let began = Instant::now();
+    while heard.lock().unwrap().is_empty() {
+        assert!(began.elapsed() < Duration::from_secs(5), "never heard");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(heard.lock().unwrap().starts_with("observer 1"));
+}
+
+#[test]
+fn a_copy_takes_what_it_lacks_and_refuses_gaps_and_foreign_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut copies = Copies::new(dir.path(), Box::new(|_, _| {}));
+    copies.apply("event.jsonl", 0, "{\"a\":1}\n").unwrap();
+    // Overlapping: only the new part is written.
+    copies
+        .apply("event.jsonl", 0, "{\"a\":1}\n{\"b\":2}\n")
+        .unwrap();
+    copies.apply("event.jsonl", 8, "{\"b\":2}\n").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("event.jsonl")).unwrap(),
+        "{\"a\":1}\n{\"b\":2}\n"
+    );
+    assert!(matches!(
+        copies.apply("event.jsonl", 99, "{}\n"),
+        Err(CopyError::Gap { have: 16, .. })
+    ));
+    // Another referee's lines where these go: refused.
+    assert!(matches!(
+        copies.apply("event.jsonl", 0, "{\"a\":9}\n"),
+        Err(CopyError::Differs(_))
+    ));
+    for bad in ["../x.jsonl", "/etc/x.jsonl", ""] {
+        assert!(
+            matches!(copies.apply(bad, 0, "{}\n"), Err(CopyError::Name(_))),
+            "{bad}"
+        );
+    }
+    assert_eq!(game_number("games/game-0012.jsonl"), Some(12));
+    assert_eq!(game_number("argus.jsonl"), None);
+}
