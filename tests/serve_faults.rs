@@ -84,9 +84,68 @@ fn hostile_connections_are_closed_and_the_event_goes_on() {
     let stderr = text(&serve.stderr);
     assert!(serve.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("2 of 2 game(s) played"), "{stdout}");
-    assert!(stderr.contains("lines in a second"), "{stderr}");
+    // The flood, and only the flood: the real clients' fast games are none.
+    assert_eq!(
+        stderr
+            .matches("lines in a second it was not asked for")
+            .count(),
+        1,
+        "{stderr}"
+    );
     for c in [ann, bob] {
         assert!(finish(c, Duration::from_secs(10)).status.success());
+    }
+}
+
+/// Instant movers over TCP answer a `respond` a millisecond, hundreds of lines a second:
+/// lines they are asked for are no flood, and no connection is closed.
+#[test]
+fn fast_players_answering_what_they_are_sent_are_no_flood() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--player",
+        "Bob",
+        "--games",
+        "4",
+        "--tc",
+        "60+0",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let _ = first_connection(&addr);
+    let client = |name: &str| {
+        spawn(&[
+            "client",
+            "--connect",
+            &addr,
+            "--engine",
+            "random",
+            "--name",
+            name,
+        ])
+    };
+    let (ann, bob) = (client("Ann"), client("Bob"));
+    let serve = finish(serve, Duration::from_secs(120));
+    let stdout = text(&serve.stdout);
+    let stderr = text(&serve.stderr);
+    assert!(serve.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("4 of 4 game(s) played"), "{stdout}");
+    assert!(!stderr.contains("in a second"), "{stderr}");
+    for (name, c) in [("Ann", ann), ("Bob", bob)] {
+        let o = finish(c, Duration::from_secs(10));
+        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+        assert!(
+            !text(&o.stderr).contains("connecting again"),
+            "{name}: {}",
+            text(&o.stderr)
+        );
     }
 }
 

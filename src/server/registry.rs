@@ -21,7 +21,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -29,8 +29,10 @@ use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::stamped::{self, Feed, Stamped};
 use crate::transport::{LinkEvent, READ_TIMEOUT, Wire};
 
-/// More lines than this in one second from a connection is a flood: the connection is
-/// closed (a player sends a few records a move).
+/// More lines than this in one second from a connection, beyond the lines argus sent it
+/// in that second, is a flood: the connection is closed. A player answers what it is
+/// sent (a reply to each `respond`, and a few records besides), so a fast game of
+/// instant movers, a reply a millisecond, is no flood; a line it was not asked for is.
 pub const FLOOD_LINES: usize = 100;
 
 /// How long a write to a player may wait for it to read: a client that stops reading
@@ -117,6 +119,8 @@ pub struct Router {
     /// Where its lines go while its player is in a game.
     target: Mutex<Option<Feed>>,
     alive: AtomicBool,
+    /// Lines argus wrote to the connection, for the flood rule.
+    sent: Arc<AtomicUsize>,
 }
 
 impl Router {
@@ -131,6 +135,7 @@ impl Router {
     /// Sends a line to the player between games (its `disconnect` at the end).
     pub fn send(&self, line: &str) {
         let mut w = &self.stream;
+        self.sent.fetch_add(1, Ordering::Relaxed);
         let _ = w.write_all(format!("{line}\n").as_bytes());
     }
 
@@ -446,6 +451,7 @@ impl Registry {
             peer,
             target: Mutex::new(None),
             alive: AtomicBool::new(true),
+            sent: Arc::default(),
         });
         let name = slot.player.name.clone();
         slot.out = false;
@@ -474,9 +480,10 @@ impl Registry {
         let _ = reader.set_read_timeout(Some(READ_TIMEOUT));
         let mut splitter = LineSplitter::new();
         let mut buf = [0u8; 4096];
-        // Lines in the current second, against a flood.
+        // Lines in the current second, and the lines sent before it, against a flood.
         let mut second = std::time::Instant::now();
         let mut in_second = 0usize;
+        let mut sent_before = router.sent.load(Ordering::Relaxed);
         loop {
             match reader.read(&mut buf) {
                 Ok(0) => break,
@@ -485,14 +492,16 @@ impl Registry {
                     let at = Instant::now();
                     let mut lines = Vec::new();
                     splitter.feed(&buf[..n], |p| lines.push(p));
+                    let sent = router.sent.load(Ordering::Relaxed);
                     if second.elapsed() >= Duration::from_secs(1) {
                         second = std::time::Instant::now();
                         in_second = 0;
+                        sent_before = sent;
                     }
                     in_second += lines.len();
-                    if in_second > FLOOD_LINES {
+                    if in_second > FLOOD_LINES + sent.wrapping_sub(sent_before) {
                         log::warn!(
-                            "{}: more than {FLOOD_LINES} lines in a second from {}: connection closed",
+                            "{}: more than {FLOOD_LINES} lines in a second it was not asked for, from {}: connection closed",
                             lock(&self.slots)[index].player.name,
                             router.peer
                         );
@@ -568,11 +577,34 @@ fn game_wire(router: &Arc<Router>, first: Option<Vec<u8>>) -> io::Result<Wire> {
     if router.is_alive() {
         *lock(&router.target) = Some(feed);
     }
-    let writer = router.stream.try_clone()?;
+    let writer = Counting {
+        stream: router.stream.try_clone()?,
+        sent: Arc::clone(&router.sent),
+    };
     Ok(Wire::Stamped(Stamped {
         lines,
         writer: Box::new(writer),
     }))
+}
+
+/// A game's writer to a connection, which counts the lines it writes (the flood rule
+/// allows a player as many lines as it is sent).
+struct Counting {
+    stream: TcpStream,
+    sent: Arc<AtomicUsize>,
+}
+
+impl io::Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.stream.write(buf)?;
+        let lines = buf[..n].iter().filter(|&&b| b == b'\n').count();
+        self.sent.fetch_add(lines, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.stream.flush()
+    }
 }
 
 #[cfg(test)]
