@@ -1,10 +1,11 @@
 //! A chess engine as a child process that speaks in lines: the plumbing shared by the
 //! UCI and CECP adapters, with no chess in it.
 //!
-//! [`EngineProcess::spawn`] starts the engine with piped standard input and output; a
-//! reader thread turns its output into lines and hands them over a channel, so that
-//! every read ([`EngineProcess::recv`], [`EngineProcess::recv_until`]) can wait with a
-//! deadline and a stalled engine never stalls the client. The process is killed (and
+//! [`EngineProcess::spawn`] starts the engine with piped standard input and output;
+//! its output is cut into lines (`engine_output.rs`: on Unix, read in `poll` by the
+//! thread that waits for it), so that every read ([`EngineProcess::recv`],
+//! [`EngineProcess::recv_until`]) waits with a deadline and a stalled engine never
+//! stalls the client. The process is killed (and
 //! reaped) by [`EngineProcess::kill`] or when the value is dropped.
 //!
 //! On Unix the engine runs in a process group of its own, so that killing it also
@@ -20,19 +21,15 @@
 //! answer by the deadline. Nothing the engine writes can make this module panic: its
 //! output is read as bytes, decoded leniently, and cut into lines of bounded length.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError};
-
 use super::EngineError;
+pub use super::engine_output::MAX_LINE_LEN;
+use super::engine_output::{Output, Wait};
 use super::stop::Stop;
-
-/// The longest line kept from an engine, in bytes; a longer one is cut into pieces of
-/// this length.
-pub const MAX_LINE_LEN: usize = 64 * 1024;
 
 /// How long a read that found the output closed waits for the process to exit, so that
 /// the error can carry its exit status.
@@ -83,7 +80,7 @@ pub struct EngineProcess {
     command: String,
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    output: Output,
     /// Set once the process was killed or found to have exited.
     status: Option<ExitStatus>,
     killed: bool,
@@ -126,50 +123,21 @@ impl EngineProcess {
             kill_child(&mut child);
             return Err(start_err("no standard output".to_string()));
         };
-        let (tx, rx) = crossbeam_channel::unbounded();
         let pid = child.id();
-        let spawned = std::thread::Builder::new()
-            .name(format!("engine-{pid}-reader"))
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    let limit = u64::try_from(MAX_LINE_LEN).unwrap_or(u64::MAX);
-                    match (&mut reader).take(limit).read_until(b'\n', &mut buf) {
-                        Ok(0) => break,
-                        Ok(_) => {
-                            if buf.last() == Some(&b'\n') {
-                                buf.pop();
-                            }
-                            if buf.last() == Some(&b'\r') {
-                                buf.pop();
-                            }
-                            let line = String::from_utf8_lossy(&buf).into_owned();
-                            log::debug!("engine {pid} < {line}");
-                            if tx.send(line).is_err() {
-                                break;
-                            }
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            log::warn!("engine {pid}: reading its output: {e}");
-                            break;
-                        }
-                    }
-                }
-            });
-        if let Err(e) = spawned {
-            kill_child(&mut child);
-            return Err(start_err(format!("cannot start the reader thread: {e}")));
-        }
+        let output = match Output::new(stdout, pid) {
+            Ok(output) => output,
+            Err(e) => {
+                kill_child(&mut child);
+                return Err(start_err(format!("cannot read its output: {e}")));
+            }
+        };
         log::debug!("engine {pid} started: {command}");
         running().push(pid);
         Ok(EngineProcess {
             command: command.to_string(),
             child,
             stdin,
-            lines: rx,
+            output,
             status: None,
             killed: false,
             stop: None,
@@ -183,21 +151,8 @@ impl EngineProcess {
     }
 
     /// The next line by `deadline`, unless the stop fires first.
-    fn next_line(&self, deadline: Instant) -> Result<String, Wait> {
-        let Some(stop) = &self.stop else {
-            return self.lines.recv_deadline(deadline).map_err(|e| match e {
-                RecvTimeoutError::Timeout => Wait::Timeout,
-                RecvTimeoutError::Disconnected => Wait::Gone,
-            });
-        };
-        if stop.is_set() {
-            return Err(Wait::Stopped);
-        }
-        crossbeam_channel::select! {
-            recv(self.lines) -> line => line.map_err(|_| Wait::Gone),
-            recv(stop.fired()) -> _ => Err(Wait::Stopped),
-            default(deadline.saturating_duration_since(Instant::now())) => Err(Wait::Timeout),
-        }
+    fn next_line(&mut self, deadline: Instant) -> Result<String, Wait> {
+        self.output.next_line(deadline, self.stop.as_ref())
     }
 
     /// The command line the engine was started with.
@@ -387,13 +342,6 @@ impl std::fmt::Debug for EngineProcess {
             .field("pid", &self.child.id())
             .finish_non_exhaustive()
     }
-}
-
-/// Why a read found no line.
-enum Wait {
-    Timeout,
-    Gone,
-    Stopped,
 }
 
 /// Kills `child` (with its process group on Unix) and reaps it.

@@ -10,6 +10,7 @@
 //! while the engine thinks; the other records that arrive meanwhile are taken in order
 //! once the engine has answered.
 
+mod engine_output;
 pub mod engine_process;
 mod framing;
 mod game;
