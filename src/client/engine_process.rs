@@ -167,13 +167,27 @@ impl EngineProcess {
     /// Returns [`EngineError::Failed`] when the engine's input is closed (it exited or
     /// was killed) or the write fails.
     pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
-        log::debug!("engine {} > {line}", self.child.id());
+        self.send_all(&[line])
+    }
+
+    /// Writes `lines`, each with a `\n`, to the engine's input in one write, and
+    /// flushes it: the engine wakes once for them (`position` and `go`).
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::send`].
+    pub fn send_all(&mut self, lines: &[&str]) -> Result<(), EngineError> {
+        for line in lines {
+            log::debug!("engine {} > {line}", self.child.id());
+        }
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(self.gone());
         };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
+        let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for line in lines {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+        }
         match stdin.write_all(&bytes).and_then(|()| stdin.flush()) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {

@@ -251,8 +251,7 @@ impl Engine for UciEngine {
         let allowance = self.search_allowance(turn);
         let stop_grace = self.timeouts.stop_grace;
         let process = self.process()?;
-        process.send(&position)?;
-        process.send(&go)?;
+        process.send_all(&[&position, &go])?;
 
         let mut search = Search::default();
         let mut deadline = deadline_after(allowance);
