@@ -26,18 +26,16 @@ pub(super) enum Wait {
     Stopped,
 }
 
-/// A line as it is kept: without its terminator, decoded leniently.
-fn finish(mut buf: Vec<u8>, pid: u32) -> String {
-    if buf.last() == Some(&b'\n') {
-        buf.pop();
+/// A line as it is kept: without its terminator, decoded leniently, in a string of
+/// its own (the buffer it was read into is used again).
+fn finish(mut bytes: &[u8], pid: u32) -> String {
+    if let [rest @ .., b'\n'] = bytes {
+        bytes = rest;
     }
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
+    if let [rest @ .., b'\r'] = bytes {
+        bytes = rest;
     }
-    let line = match String::from_utf8(buf) {
-        Ok(line) => line,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
+    let line = String::from_utf8_lossy(bytes).into_owned();
     log::debug!("engine {pid} < {line}");
     line
 }
@@ -157,7 +155,8 @@ mod poll {
         fn end(&mut self) {
             self.stdout = None;
             if !self.partial.is_empty() {
-                let line = finish(std::mem::take(&mut self.partial), self.pid);
+                let line = finish(&self.partial, self.pid);
+                self.partial.clear();
                 self.lines.push_back(line);
             }
         }
@@ -175,7 +174,8 @@ mod poll {
                 self.partial.extend_from_slice(&window[..taken]);
                 bytes = &bytes[taken..];
                 if ended {
-                    let line = finish(std::mem::take(&mut self.partial), self.pid);
+                    let line = finish(&self.partial, self.pid);
+                    self.partial.clear();
                     self.lines.push_back(line);
                 }
             }
@@ -210,7 +210,7 @@ mod thread {
                         match (&mut reader).take(limit).read_until(b'\n', &mut buf) {
                             Ok(0) => break,
                             Ok(_) => {
-                                if tx.send(finish(std::mem::take(&mut buf), pid)).is_err() {
+                                if tx.send(finish(&buf, pid)).is_err() {
                                     break;
                                 }
                             }

@@ -18,6 +18,7 @@
 //! by itself): an untimed game (TimeControl `-`) or an unknown time control gets
 //! `go movetime` [`DEFAULT_MOVETIME`].
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
@@ -378,8 +379,12 @@ impl PositionCommand {
             } else {
                 " "
             });
-            self.line
-                .push_str(&UciMove::from_move(m, CastlingMode::Standard).to_string());
+            // Written in place: no string of its own for every move.
+            let _ = write!(
+                self.line,
+                "{}",
+                UciMove::from_move(m, CastlingMode::Standard)
+            );
             self.moves.push(m);
         }
         if self.start.is_none() || !super::game::same(&end, turn.position) {
