@@ -143,4 +143,35 @@ mod tests {
         assert!(stop.sleep(Duration::from_secs(30)));
         assert!(stop.fired().recv().is_err());
     }
+
+    /// Whether `fd` is readable (or at its end) within `ms`.
+    #[cfg(unix)]
+    fn ready(fd: std::os::fd::RawFd, ms: i32) -> bool {
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        unsafe { libc::poll(&raw mut pfd, 1, ms) == 1 }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn its_pipe_wakes_a_poll_when_it_fires_and_at_once_when_it_fired_before() {
+        let stop = Stop::new();
+        let fd = stop.wake_fd().unwrap();
+        assert_eq!(stop.wake_fd(), Some(fd), "one pipe");
+        assert!(!ready(fd, 0));
+        let other = stop.clone();
+        let firing = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            other.fire(StopReason::Interrupted);
+        });
+        assert!(ready(fd, 30_000));
+        firing.join().unwrap();
+        let fired = Stop::new();
+        fired.fire(StopReason::Disconnect);
+        assert!(ready(fired.wake_fd().unwrap(), 0));
+    }
 }
