@@ -86,6 +86,8 @@ pub struct EngineProcess {
     killed: bool,
     /// Ends every read when it fires.
     stop: Option<Stop>,
+    /// Lines sent while held ([`EngineProcess::hold`]), not yet written.
+    held: Option<Vec<u8>>,
 }
 
 impl EngineProcess {
@@ -141,6 +143,7 @@ impl EngineProcess {
             status: None,
             killed: false,
             stop: None,
+            held: None,
         })
     }
 
@@ -180,15 +183,51 @@ impl EngineProcess {
         for line in lines {
             log::debug!("engine {} > {line}", self.child.id());
         }
-        let Some(stdin) = self.stdin.as_mut() else {
+        if self.stdin.is_none() {
             return Err(self.gone());
-        };
-        let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        }
+        let len = lines.iter().map(|l| l.len() + 1).sum();
+        if let Some(held) = self.held.as_mut() {
+            held.reserve(len);
+            for line in lines {
+                held.extend_from_slice(line.as_bytes());
+                held.push(b'\n');
+            }
+            return Ok(());
+        }
+        let mut bytes = Vec::with_capacity(len);
         for line in lines {
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
         }
-        match stdin.write_all(&bytes).and_then(|()| stdin.flush()) {
+        self.write(&bytes)
+    }
+
+    /// Holds what is sent from now on, to go in one write at the next read (or at
+    /// [`EngineProcess::release`]): a turn's commands (a CECP engine is sent the whole
+    /// game each turn) wake the engine once, and cost one system call.
+    pub fn hold(&mut self) {
+        self.held.get_or_insert_with(Vec::new);
+    }
+
+    /// Writes what was held, and sends at once again.
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::send`].
+    pub fn release(&mut self) -> Result<(), EngineError> {
+        match self.held.take() {
+            Some(bytes) if !bytes.is_empty() => self.write(&bytes),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes `bytes` to the engine's input and flushes it.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), EngineError> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(self.gone());
+        };
+        match stdin.write_all(bytes).and_then(|()| stdin.flush()) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
                 self.stdin = None;
@@ -209,6 +248,7 @@ impl EngineProcess {
     /// Returns [`EngineError::Failed`] when no line came by the deadline (`... did not
     /// answer within ...`) or the engine closed its output (`... exited (status)`).
     pub fn recv(&mut self, deadline: Instant) -> Result<String, EngineError> {
+        self.release()?;
         let asked = Instant::now();
         match self.next_line(deadline) {
             Ok(line) => Ok(line),
@@ -229,6 +269,7 @@ impl EngineProcess {
         deadline: Instant,
         mut pred: impl FnMut(&str) -> bool,
     ) -> Result<String, EngineError> {
+        self.release()?;
         let asked = Instant::now();
         loop {
             match self.next_line(deadline) {
@@ -248,6 +289,9 @@ impl EngineProcess {
         if self.killed {
             return;
         }
+        // What was held goes first (a write that fails is the engine gone, which the
+        // lines below find too).
+        let _ = self.release();
         if self.status.is_none() {
             for line in lines {
                 if self.send(line).is_err() {
@@ -290,6 +334,7 @@ impl EngineProcess {
     pub fn kill(&mut self) {
         // Closing the input first lets a well-behaved engine see end of file.
         self.stdin = None;
+        self.held = None;
         if self.killed {
             return;
         }
