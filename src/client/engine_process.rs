@@ -510,6 +510,24 @@ mod tests {
     }
 
     #[test]
+    fn held_lines_go_at_the_first_read_in_order() {
+        let mut p = EngineProcess::spawn("cat").unwrap();
+        p.hold();
+        p.send("one").unwrap();
+        p.send_all(&["two", "three"]).unwrap();
+        assert!(p.held.as_ref().is_some_and(|h| h == b"one\ntwo\nthree\n"));
+        assert_eq!(p.recv(soon(5000)).unwrap(), "one");
+        // Released: what is sent now goes at once.
+        p.send("four").unwrap();
+        for line in ["two", "three", "four"] {
+            assert_eq!(p.recv(soon(5000)).unwrap(), line);
+        }
+        p.hold();
+        p.kill();
+        assert!(p.send("five").is_err());
+    }
+
+    #[test]
     fn reports_exit_after_its_last_lines() {
         let mut p = EngineProcess::spawn(r#"sh -c "printf 'one\r\ntwo'; exit 3""#).unwrap();
         assert_eq!(p.recv(soon(5000)).unwrap(), "one");
