@@ -8,6 +8,9 @@
 #   scripts/bench-managers.sh [GAMES] [TC] [CONCURRENCY ...]
 #   FASTCHESS=/path/to/fastchess CUTECHESS=/path/to/cutechess-cli scripts/bench-managers.sh 100 0.2+0.002 1 8 32
 #
+# ARGUS_BASE=/path/to/an/older/argus runs that build too (as argus-base), to compare a
+# change with what it changes in the same run.
+#
 # Needs python3 and GNU time (/usr/bin/time). The runs alternate manager by manager
 # for each concurrency, so that a machine that slows down slows all alike.
 set -eu
@@ -85,6 +88,12 @@ for conc in $CONCURRENCY; do
         --engine name=A cmd="$ENGINE" proto=uci --engine name=B cmd="$ENGINE" proto=uci \
         --games "$GAMES" --concurrency "$conc" --tc "$TC" --openings "$OPENINGS" \
         --out "$WORK/argus-$conc"
+    if [ -n "${ARGUS_BASE:-}" ]; then
+        run argus-base "$conc" "$WORK/argus-base-$conc/games.pgn" "$ARGUS_BASE" serve \
+            --engine name=A cmd="$ENGINE" proto=uci --engine name=B cmd="$ENGINE" proto=uci \
+            --games "$GAMES" --concurrency "$conc" --tc "$TC" --openings "$OPENINGS" \
+            --out "$WORK/argus-base-$conc"
+    fi
     if [ -n "${FASTCHESS:-}" ]; then
         run fastchess "$conc" "$WORK/fastchess-$conc.pgn" "$FASTCHESS" \
             -engine cmd="$ENGINE" name=A -engine cmd="$ENGINE" name=B \

@@ -71,7 +71,25 @@ fn usage_error(e: &clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// glibc gives threads malloc arenas of their own, up to eight per core: `argus serve`
+/// runs three threads a game, and each arena holds memory of its own (about 2 MB more
+/// peak RSS at 8 games at once). As many arenas as cores keep the threads from waiting
+/// for each other's, since no more of them run at once. Before any thread starts; the
+/// environment's `MALLOC_ARENA_MAX` wins.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let arenas = libc::c_int::try_from(cores).unwrap_or(libc::c_int::MAX);
+        // SAFETY: mallopt only sets a tunable of the allocator; no thread has started.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    limit_malloc_arenas();
     // Log lines read as argus's other lines do: `warning: ...`, one line each.
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .format(|buf, record| {

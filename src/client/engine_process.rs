@@ -1,10 +1,11 @@
 //! A chess engine as a child process that speaks in lines: the plumbing shared by the
 //! UCI and CECP adapters, with no chess in it.
 //!
-//! [`EngineProcess::spawn`] starts the engine with piped standard input and output; a
-//! reader thread turns its output into lines and hands them over a channel, so that
-//! every read ([`EngineProcess::recv`], [`EngineProcess::recv_until`]) can wait with a
-//! deadline and a stalled engine never stalls the client. The process is killed (and
+//! [`EngineProcess::spawn`] starts the engine with piped standard input and output;
+//! its output is cut into lines (`engine_output.rs`: on Unix, read in `poll` by the
+//! thread that waits for it), so that every read ([`EngineProcess::recv`],
+//! [`EngineProcess::recv_until`]) waits with a deadline and a stalled engine never
+//! stalls the client. The process is killed (and
 //! reaped) by [`EngineProcess::kill`] or when the value is dropped.
 //!
 //! On Unix the engine runs in a process group of its own, so that killing it also
@@ -20,19 +21,15 @@
 //! answer by the deadline. Nothing the engine writes can make this module panic: its
 //! output is read as bytes, decoded leniently, and cut into lines of bounded length.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError};
-
 use super::EngineError;
+pub use super::engine_output::MAX_LINE_LEN;
+use super::engine_output::{Output, Wait};
 use super::stop::Stop;
-
-/// The longest line kept from an engine, in bytes; a longer one is cut into pieces of
-/// this length.
-pub const MAX_LINE_LEN: usize = 64 * 1024;
 
 /// How long a read that found the output closed waits for the process to exit, so that
 /// the error can carry its exit status.
@@ -83,12 +80,14 @@ pub struct EngineProcess {
     command: String,
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    output: Output,
     /// Set once the process was killed or found to have exited.
     status: Option<ExitStatus>,
     killed: bool,
     /// Ends every read when it fires.
     stop: Option<Stop>,
+    /// Lines sent while held ([`EngineProcess::hold`]), not yet written.
+    held: Option<Vec<u8>>,
 }
 
 impl EngineProcess {
@@ -126,53 +125,25 @@ impl EngineProcess {
             kill_child(&mut child);
             return Err(start_err("no standard output".to_string()));
         };
-        let (tx, rx) = crossbeam_channel::unbounded();
         let pid = child.id();
-        let spawned = std::thread::Builder::new()
-            .name(format!("engine-{pid}-reader"))
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    let limit = u64::try_from(MAX_LINE_LEN).unwrap_or(u64::MAX);
-                    match (&mut reader).take(limit).read_until(b'\n', &mut buf) {
-                        Ok(0) => break,
-                        Ok(_) => {
-                            if buf.last() == Some(&b'\n') {
-                                buf.pop();
-                            }
-                            if buf.last() == Some(&b'\r') {
-                                buf.pop();
-                            }
-                            let line = String::from_utf8_lossy(&buf).into_owned();
-                            log::debug!("engine {pid} < {line}");
-                            if tx.send(line).is_err() {
-                                break;
-                            }
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            log::warn!("engine {pid}: reading its output: {e}");
-                            break;
-                        }
-                    }
-                }
-            });
-        if let Err(e) = spawned {
-            kill_child(&mut child);
-            return Err(start_err(format!("cannot start the reader thread: {e}")));
-        }
+        let output = match Output::new(stdout, pid) {
+            Ok(output) => output,
+            Err(e) => {
+                kill_child(&mut child);
+                return Err(start_err(format!("cannot read its output: {e}")));
+            }
+        };
         log::debug!("engine {pid} started: {command}");
         running().push(pid);
         Ok(EngineProcess {
             command: command.to_string(),
             child,
             stdin,
-            lines: rx,
+            output,
             status: None,
             killed: false,
             stop: None,
+            held: None,
         })
     }
 
@@ -183,21 +154,8 @@ impl EngineProcess {
     }
 
     /// The next line by `deadline`, unless the stop fires first.
-    fn next_line(&self, deadline: Instant) -> Result<String, Wait> {
-        let Some(stop) = &self.stop else {
-            return self.lines.recv_deadline(deadline).map_err(|e| match e {
-                RecvTimeoutError::Timeout => Wait::Timeout,
-                RecvTimeoutError::Disconnected => Wait::Gone,
-            });
-        };
-        if stop.is_set() {
-            return Err(Wait::Stopped);
-        }
-        crossbeam_channel::select! {
-            recv(self.lines) -> line => line.map_err(|_| Wait::Gone),
-            recv(stop.fired()) -> _ => Err(Wait::Stopped),
-            default(deadline.saturating_duration_since(Instant::now())) => Err(Wait::Timeout),
-        }
+    fn next_line(&mut self, deadline: Instant) -> Result<String, Wait> {
+        self.output.next_line(deadline, self.stop.as_ref())
     }
 
     /// The command line the engine was started with.
@@ -212,14 +170,64 @@ impl EngineProcess {
     /// Returns [`EngineError::Failed`] when the engine's input is closed (it exited or
     /// was killed) or the write fails.
     pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
-        log::debug!("engine {} > {line}", self.child.id());
+        self.send_all(&[line])
+    }
+
+    /// Writes `lines`, each with a `\n`, to the engine's input in one write, and
+    /// flushes it: the engine wakes once for them (`position` and `go`).
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::send`].
+    pub fn send_all(&mut self, lines: &[&str]) -> Result<(), EngineError> {
+        for line in lines {
+            log::debug!("engine {} > {line}", self.child.id());
+        }
+        if self.stdin.is_none() {
+            return Err(self.gone());
+        }
+        let len = lines.iter().map(|l| l.len() + 1).sum();
+        if let Some(held) = self.held.as_mut() {
+            held.reserve(len);
+            for line in lines {
+                held.extend_from_slice(line.as_bytes());
+                held.push(b'\n');
+            }
+            return Ok(());
+        }
+        let mut bytes = Vec::with_capacity(len);
+        for line in lines {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+        }
+        self.write(&bytes)
+    }
+
+    /// Holds what is sent from now on, to go in one write at the next read (or at
+    /// [`EngineProcess::release`]): a turn's commands (a CECP engine is sent the whole
+    /// game each turn) wake the engine once, and cost one system call.
+    pub fn hold(&mut self) {
+        self.held.get_or_insert_with(Vec::new);
+    }
+
+    /// Writes what was held, and sends at once again.
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::send`].
+    pub fn release(&mut self) -> Result<(), EngineError> {
+        match self.held.take() {
+            Some(bytes) if !bytes.is_empty() => self.write(&bytes),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes `bytes` to the engine's input and flushes it.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), EngineError> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(self.gone());
         };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        match stdin.write_all(&bytes).and_then(|()| stdin.flush()) {
+        match stdin.write_all(bytes).and_then(|()| stdin.flush()) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
                 self.stdin = None;
@@ -240,6 +248,7 @@ impl EngineProcess {
     /// Returns [`EngineError::Failed`] when no line came by the deadline (`... did not
     /// answer within ...`) or the engine closed its output (`... exited (status)`).
     pub fn recv(&mut self, deadline: Instant) -> Result<String, EngineError> {
+        self.release()?;
         let asked = Instant::now();
         match self.next_line(deadline) {
             Ok(line) => Ok(line),
@@ -260,6 +269,7 @@ impl EngineProcess {
         deadline: Instant,
         mut pred: impl FnMut(&str) -> bool,
     ) -> Result<String, EngineError> {
+        self.release()?;
         let asked = Instant::now();
         loop {
             match self.next_line(deadline) {
@@ -279,6 +289,9 @@ impl EngineProcess {
         if self.killed {
             return;
         }
+        // What was held goes first (a write that fails is the engine gone, which the
+        // lines below find too).
+        let _ = self.release();
         if self.status.is_none() {
             for line in lines {
                 if self.send(line).is_err() {
@@ -321,6 +334,7 @@ impl EngineProcess {
     pub fn kill(&mut self) {
         // Closing the input first lets a well-behaved engine see end of file.
         self.stdin = None;
+        self.held = None;
         if self.killed {
             return;
         }
@@ -387,13 +401,6 @@ impl std::fmt::Debug for EngineProcess {
             .field("pid", &self.child.id())
             .finish_non_exhaustive()
     }
-}
-
-/// Why a read found no line.
-enum Wait {
-    Timeout,
-    Gone,
-    Stopped,
 }
 
 /// Kills `child` (with its process group on Unix) and reaps it.
@@ -500,6 +507,24 @@ mod tests {
         p.kill();
         p.kill();
         assert!(p.send("more").is_err());
+    }
+
+    #[test]
+    fn held_lines_go_at_the_first_read_in_order() {
+        let mut p = EngineProcess::spawn("cat").unwrap();
+        p.hold();
+        p.send("one").unwrap();
+        p.send_all(&["two", "three"]).unwrap();
+        assert!(p.held.as_ref().is_some_and(|h| h == b"one\ntwo\nthree\n"));
+        assert_eq!(p.recv(soon(5000)).unwrap(), "one");
+        // Released: what is sent now goes at once.
+        p.send("four").unwrap();
+        for line in ["two", "three", "four"] {
+            assert_eq!(p.recv(soon(5000)).unwrap(), line);
+        }
+        p.hold();
+        p.kill();
+        assert!(p.send("five").is_err());
     }
 
     #[test]

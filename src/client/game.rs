@@ -160,8 +160,9 @@ pub(super) fn record(pos: &Chess, refreq: &str) -> Record {
     rec
 }
 
-pub(super) fn write_line(w: &mut dyn Write, line: &str, eol: Eol) -> io::Result<()> {
-    let mut line = line.as_bytes().to_vec();
+pub(super) fn write_line(w: &mut dyn Write, text: &str, eol: Eol) -> io::Result<()> {
+    let mut line = Vec::with_capacity(text.len() + eol.bytes().len());
+    line.extend_from_slice(text.as_bytes());
     line.extend_from_slice(eol.bytes());
     let mut buf = &line[..];
     while !buf.is_empty() {

@@ -153,7 +153,7 @@ impl Link<'_> {
 
     /// Seals and sends a record; returns the line as sent.
     pub(super) fn send(&mut self, rec: &Record) -> Result<String, ClientError> {
-        let line = self.framing.seal(rec.to_string());
+        let line = self.framing.seal(rec.to_line());
         self.write(&line)?;
         Ok(line)
     }

@@ -10,6 +10,7 @@
 //! while the engine thinks; the other records that arrive meanwhile are taken in order
 //! once the engine has answered.
 
+mod engine_output;
 pub mod engine_process;
 mod framing;
 mod game;
@@ -418,7 +419,7 @@ struct Driver<'a> {
     /// The last respond answered with a move or a resignation, and the reply: when the
     /// referee sends the same respond again (the reply was lost to noise), the same
     /// reply goes again at once, without asking the engine.
-    answered: Option<(String, String)>,
+    answered: Option<(Record, String)>,
     /// Whether a record came from the referee (until then the client signs on again
     /// now and then).
     heard: bool,
@@ -736,7 +737,12 @@ impl Driver<'_> {
         let Some((answered, reply)) = &self.answered else {
             return Ok(false);
         };
-        if rec.refcom() != Some("respond") || *answered != rec.to_string() {
+        // The same record is the same text; records of other positions (every respond
+        // but one sent again) are told apart without writing them out.
+        if rec.refcom() != Some("respond")
+            || answered.position != rec.position
+            || answered.to_string() != rec.to_string()
+        {
             return Ok(false);
         }
         let reply = reply.clone();
@@ -812,7 +818,7 @@ impl Driver<'_> {
         let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one
         // without (an accept or claim the referee may refuse) is asked anew.
-        self.answered = (reply.has("sm") || reply.has("resign")).then(|| (rec.to_string(), line));
+        self.answered = (reply.has("sm") || reply.has("resign")).then(|| (rec.clone(), line));
         Ok(Next::Continue)
     }
 }

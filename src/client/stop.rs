@@ -31,6 +31,18 @@ struct Inner {
     /// Dropped when the stop fires, which wakes every wait on `fired`.
     sender: Mutex<Option<Sender<()>>>,
     fired: Receiver<()>,
+    /// A pipe whose writing end is dropped when the stop fires, for a wait in `poll`
+    /// (an engine's output read where it is waited for); made when first asked for.
+    #[cfg(unix)]
+    wake: Mutex<Wake>,
+}
+
+/// The ends of [`Inner::wake`]'s pipe.
+#[cfg(unix)]
+#[derive(Debug, Default)]
+struct Wake {
+    read: Option<std::io::PipeReader>,
+    write: Option<std::io::PipeWriter>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,6 +64,8 @@ impl Stop {
                 reason: Mutex::new(None),
                 sender: Mutex::new(Some(sender)),
                 fired,
+                #[cfg(unix)]
+                wake: Mutex::new(Wake::default()),
             }),
         }
     }
@@ -60,6 +74,26 @@ impl Stop {
     pub fn fire(&self, reason: StopReason) {
         lock(&self.inner.reason).get_or_insert(reason);
         lock(&self.inner.sender).take();
+        #[cfg(unix)]
+        lock(&self.inner.wake).write.take();
+    }
+
+    /// A file descriptor that is readable (at end of file) once the stop fired, for
+    /// `poll`; `None` when no pipe can be made. It stays open as long as the stop.
+    #[cfg(unix)]
+    pub fn wake_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        let mut wake = lock(&self.inner.wake);
+        if wake.read.is_none() {
+            let (read, write) = std::io::pipe().ok()?;
+            wake.read = Some(read);
+            // A stop that fired already keeps no writing end: the pipe is at its end
+            // at once. One that fires later drops it (after this lock is let go).
+            if !self.is_set() {
+                wake.write = Some(write);
+            }
+        }
+        wake.read.as_ref().map(AsRawFd::as_raw_fd)
     }
 
     /// Why it fired, if it did.
@@ -108,5 +142,36 @@ mod tests {
         assert_eq!(stop.reason(), Some(StopReason::Disconnect));
         assert!(stop.sleep(Duration::from_secs(30)));
         assert!(stop.fired().recv().is_err());
+    }
+
+    /// Whether `fd` is readable (or at its end) within `ms`.
+    #[cfg(unix)]
+    fn ready(fd: std::os::fd::RawFd, ms: i32) -> bool {
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        unsafe { libc::poll(&raw mut pfd, 1, ms) == 1 }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn its_pipe_wakes_a_poll_when_it_fires_and_at_once_when_it_fired_before() {
+        let stop = Stop::new();
+        let fd = stop.wake_fd().unwrap();
+        assert_eq!(stop.wake_fd(), Some(fd), "one pipe");
+        assert!(!ready(fd, 0));
+        let other = stop.clone();
+        let firing = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            other.fire(StopReason::Interrupted);
+        });
+        assert!(ready(fd, 30_000));
+        firing.join().unwrap();
+        let fired = Stop::new();
+        fired.fire(StopReason::Disconnect);
+        assert!(ready(fired.wake_fd().unwrap(), 0));
     }
 }

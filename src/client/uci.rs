@@ -18,6 +18,7 @@
 //! by itself): an untimed game (TimeControl `-`) or an unknown time control gets
 //! `go movetime` [`DEFAULT_MOVETIME`].
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
@@ -251,8 +252,7 @@ impl Engine for UciEngine {
         let allowance = self.search_allowance(turn);
         let stop_grace = self.timeouts.stop_grace;
         let process = self.process()?;
-        process.send(&position)?;
-        process.send(&go)?;
+        process.send_all(&[&position, &go])?;
 
         let mut search = Search::default();
         let mut deadline = deadline_after(allowance);
@@ -379,8 +379,12 @@ impl PositionCommand {
             } else {
                 " "
             });
-            self.line
-                .push_str(&UciMove::from_move(m, CastlingMode::Standard).to_string());
+            // Written in place: no string of its own for every move.
+            let _ = write!(
+                self.line,
+                "{}",
+                UciMove::from_move(m, CastlingMode::Standard)
+            );
             self.moves.push(m);
         }
         if self.start.is_none() || !super::game::same(&end, turn.position) {

@@ -781,6 +781,27 @@ impl XboardEngine {
     }
 }
 
+impl XboardEngine {
+    /// [`Engine::think`] once the engine's input is held.
+    fn think_held(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
+        let mut sent = Sent::default();
+        self.set_up(turn, &mut sent)?;
+        let budget = self.set_time(turn)?;
+        if turn.draw_offered && self.features.draw {
+            self.process.send("draw")?;
+        }
+        if self.features.ping {
+            let deadline = Instant::now() + self.timing.answer;
+            let n = self.ping()?;
+            if let Some(decision) = self.sync(n, deadline, turn, &sent)? {
+                return Ok(decision);
+            }
+        }
+        self.process.send("go")?;
+        self.wait_for_move(turn, &sent, budget)
+    }
+}
+
 impl Engine for XboardEngine {
     fn name(&self) -> String {
         if let Some(name) = &self.features.myname {
@@ -808,21 +829,15 @@ impl Engine for XboardEngine {
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
         self.drain();
-        let mut sent = Sent::default();
-        self.set_up(turn, &mut sent)?;
-        let budget = self.set_time(turn)?;
-        if turn.draw_offered && self.features.draw {
-            self.process.send("draw")?;
-        }
-        if self.features.ping {
-            let deadline = Instant::now() + self.timing.answer;
-            let n = self.ping()?;
-            if let Some(decision) = self.sync(n, deadline, turn, &sent)? {
-                return Ok(decision);
-            }
-        }
-        self.process.send("go")?;
-        self.wait_for_move(turn, &sent, budget)
+        // The turn's commands (the whole game, the clocks, `ping`) go in one write, at
+        // the first wait for the engine's answer.
+        self.process.hold();
+        let decision = self.think_held(turn);
+        // A turn given up before its first wait sends what it had set up, as before.
+        let released = self.process.release();
+        let decision = decision?;
+        released?;
+        Ok(decision)
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {

@@ -494,9 +494,7 @@ impl Clocks {
     ) -> Clocks {
         let mut clocks = Clocks::new(tc);
         for color in [Color::White, Color::Black] {
-            for _ in 0..moves[color] {
-                clocks.charge(color, Duration::ZERO);
-            }
+            clocks.charge_free_moves(color, moves[color]);
         }
         let hourglass = matches!(tc.periods.first(), Some(Period::Hourglass { .. }));
         for color in [Color::White, Color::Black] {
@@ -513,6 +511,49 @@ impl Clocks {
             side.consumed = consumed[color];
         }
         clocks
+    }
+
+    /// As `n` moves charged with no time ([`Clocks::charge`] with zero), a period at a
+    /// time rather than a move at a time: the client rebuilds the clocks every move, and
+    /// a game's rebuilds would otherwise cost the square of its length.
+    fn charge_free_moves(&mut self, color: Color, mut n: u32) {
+        let timed = self.time_control.is_timed();
+        let periods = &self.time_control.periods;
+        let side = &mut self.sides[color];
+        side.moves = side.moves.saturating_add(n);
+        if !timed {
+            return;
+        }
+        while n > 0 {
+            match periods[side.period] {
+                Period::Moves {
+                    moves, increment, ..
+                } => {
+                    // The moves up to the period's end, at most: its last move adds the
+                    // next period's time.
+                    let k = n.min(moves.saturating_sub(side.moves_in_period).max(1));
+                    side.remaining = side.remaining.saturating_add(increment.saturating_mul(k));
+                    side.moves_in_period += k;
+                    n -= k;
+                    if side.moves_in_period >= moves {
+                        side.period = (side.period + 1).min(periods.len() - 1);
+                        side.moves_in_period = 0;
+                        let next = match periods[side.period] {
+                            Period::Moves { time, .. } | Period::SuddenDeath { time, .. } => time,
+                            Period::Hourglass { .. } | Period::Unknown | Period::Untimed => {
+                                Duration::ZERO
+                            }
+                        };
+                        side.remaining = side.remaining.saturating_add(next);
+                    }
+                }
+                Period::SuddenDeath { increment, .. } => {
+                    side.remaining = side.remaining.saturating_add(increment.saturating_mul(n));
+                    n = 0;
+                }
+                Period::Hourglass { .. } | Period::Unknown | Period::Untimed => n = 0,
+            }
+        }
     }
 
     /// The increment `color` gets after its next move.

@@ -17,8 +17,7 @@
 
 use std::str::FromStr;
 
-use shakmaty::fen::Fen;
-use shakmaty::{Chess, Color, EnPassantMode, Position};
+use shakmaty::{Chess, Color, Position};
 
 /// Whether neither side can checkmate by any legal sequence of moves, as far as
 /// chasolver's fast check proves it. Bare material (shakmaty's insufficient material)
@@ -57,7 +56,7 @@ pub fn can_mate(pos: &Chess, color: Color) -> Option<bool> {
 
 /// The position as a board of the `chess` crate, through its FEN.
 fn to_board(pos: &Chess) -> Option<chess::Board> {
-    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    let fen = super::fen_text(pos);
     chess::Board::from_str(&fen).ok()
 }
 
@@ -69,6 +68,7 @@ fn to_color(color: Color) -> chess::Color {
 mod tests {
     use super::*;
     use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
 
     /// Positions of chasolver's own test set (its `tests/positions.txt`, MIT), each with
     /// its classification there: `W` if White can mate, `B` if Black can, `-` if not.

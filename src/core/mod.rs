@@ -23,6 +23,20 @@ pub use tally::{Tally, white_port};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The FEN of `pos` (en passant square only when a capture is legal), written into a
+/// string made large enough at once rather than grown as it is written: after every
+/// move (the move's notice, the dead-position check).
+pub(crate) fn fen_text(pos: &shakmaty::Chess) -> String {
+    use fmt::Write as _;
+    let mut text = String::with_capacity(96);
+    let _ = write!(
+        text,
+        "{}",
+        shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+    );
+    text
+}
+
 /// One of the referee's two player connections.
 ///
 /// A port is not a colour: port A plays White in odd-numbered games and Black in

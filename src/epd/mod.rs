@@ -234,6 +234,16 @@ impl Record {
         }
     }
 
+    /// The canonical text of the record ([`fmt::Display`]), written into a string
+    /// made large enough for a usual record at once rather than grown as it is
+    /// written.
+    pub fn to_line(&self) -> String {
+        use fmt::Write as _;
+        let mut line = String::with_capacity(256);
+        let _ = write!(line, "{self}");
+        line
+    }
+
     /// Returns the operation with `opcode`, if any.
     pub fn operation(&self, opcode: &str) -> Option<&Operation> {
         self.operations.iter().find(|op| op.opcode == opcode)

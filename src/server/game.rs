@@ -239,7 +239,9 @@ pub(super) fn play(
     };
     let (control_tx, control) = crossbeam_channel::unbounded();
     lock(controls).insert(spec.number, control_tx.clone());
-    let client_stop = Stop::new();
+    // One stop for each side: each session waits on its own (a stop shared by both
+    // would have them contend for its channel at every wait).
+    let client_stops = [Stop::new(), Stop::new()];
     let mut watcher = GameWatcher {
         number: spec.number,
         msgs,
@@ -265,7 +267,7 @@ pub(super) fn play(
                         wire: Wire::Direct(referee_end),
                         reopen: None,
                     });
-                    let client_stop = &client_stop;
+                    let client_stop = &client_stops[i];
                     let control = watcher.control.clone();
                     scope.spawn(move || {
                         let name = opts.name.clone().unwrap_or_default();
@@ -307,7 +309,9 @@ pub(super) fn play(
         let outcome = mediator::run(referee, lines, options, &mut records, &mut watcher, control);
         // Local clients leave at the referee's disconnect (a hosted game sends none);
         // after a stop they are told to.
-        client_stop.fire(StopReason::Disconnect);
+        for stop in &client_stops {
+            stop.fire(StopReason::Disconnect);
+        }
         outcome
     });
     lock(controls).remove(&spec.number);

@@ -512,6 +512,32 @@ fn clocks_rebuilt_from_consumed_time_match_the_referee_s() {
 }
 
 #[test]
+fn moves_charged_a_period_at_a_time_are_moves_charged_one_by_one() {
+    for text in [
+        "40/5400+30:1800+30",
+        "0.2+0.002",
+        "40/60:20/30:900",
+        "10/60",
+        "1/10:2/5+1:30+2",
+        "300",
+        "*180",
+        "-",
+        "?",
+    ] {
+        let tc = tc(text);
+        for n in 0..130u32 {
+            let mut one_by_one = Clocks::new(&tc);
+            for _ in 0..n {
+                one_by_one.charge(Color::White, Duration::ZERO);
+            }
+            let mut at_once = Clocks::new(&tc);
+            at_once.charge_free_moves(Color::White, n);
+            assert_eq!(at_once, one_by_one, "{text}, {n} moves");
+        }
+    }
+}
+
+#[test]
 fn adjust_adds_and_removes_time_saturating_at_zero() {
     let mut clocks = Clocks::new(&tc("300"));
     clocks.adjust(Color::White, 1500);

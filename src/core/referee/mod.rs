@@ -419,7 +419,7 @@ impl Referee {
                 cur.clock_started = Some(now);
             }
         }
-        let line = self.seal_line(port, record.to_string(), tx);
+        let line = self.seal_line(port, record.to_line(), tx);
         self.transmit(port, line, tx);
     }
 

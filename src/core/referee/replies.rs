@@ -175,7 +175,7 @@ impl Referee {
             depth,
             pv,
             uci,
-            fen: Fen::from_position(cur.game.position(), EnPassantMode::Legal).to_string(),
+            fen: crate::core::fen_text(cur.game.position()),
         };
         cur.clock_started = None;
         cur.offer = rec.has("draw_offer").then_some(color);
