@@ -357,8 +357,11 @@ impl Hub {
                             Err(RecvTimeoutError::Disconnected) => break,
                         };
                         if out.write_all(line.as_bytes()).is_err() {
+                            // Stalled or gone: the connection is closed both ways, so
+                            // that its reader thread ends too.
                             hub.forget(id);
-                            break;
+                            let _ = out.shutdown(std::net::Shutdown::Both);
+                            return;
                         }
                     }
                     let _ = out.shutdown(std::net::Shutdown::Write);
