@@ -296,6 +296,47 @@ pub struct Follow<'a> {
     pub asked: &'a AtomicBool,
     /// Who takes over, for the primary's message.
     pub by: String,
+    /// Whether the copy can be taken over now (why not): asked before the primary is
+    /// told, so that an observer that cannot go on never stops one that can.
+    pub ready: &'a dyn Fn() -> Result<(), String>,
+}
+
+/// What a copy holds that can be taken over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Holding {
+    /// An event of `argus serve` (its `event.jsonl`).
+    Event,
+    /// A match of `argus serial`: its one journal.
+    Match(PathBuf),
+}
+
+/// What the copy in `dir` can be taken over as (why not).
+///
+/// # Errors
+///
+/// Why not, in a sentence: no journal yet, or several and no `event.jsonl`.
+pub fn holding(dir: &Path) -> Result<Holding, String> {
+    if dir.join("event.jsonl").exists() {
+        return Ok(Holding::Event);
+    }
+    let journals: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    match journals.as_slice() {
+        [journal] => Ok(Holding::Match(journal.clone())),
+        [] => Err(format!(
+            "{} holds no journal of the primary yet: nothing to take over",
+            dir.display()
+        )),
+        many => Err(format!(
+            "{}: {} journals and no event.jsonl: not one match or event to take over",
+            dir.display(),
+            many.len()
+        )),
+    }
 }
 
 /// Why the observer stopped following.
@@ -328,7 +369,8 @@ pub fn follow(how: &Follow<'_>, copies: &mut Copies) -> Outcome {
         let outcome = match connect(&how.primary) {
             Ok(stream) => {
                 log::info!("observe: following {}", how.primary);
-                heard = Some(Instant::now());
+                // The clock of --takeover-after starts at the primary's first word, not
+                // at the connection: what does not speak the stream is never taken over.
                 session(how, stream, copies, &mut heard)
             }
             Err(e) => {
@@ -340,7 +382,7 @@ pub fn follow(how: &Follow<'_>, copies: &mut Copies) -> Outcome {
                 None
             }
         };
-        if let Some(outcome) = outcome.or_else(|| should_take_over(how, heard)) {
+        if let Some(outcome) = outcome.or_else(|| take_over_now(how, heard)) {
             if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
                 super::tell_taken(&how.primary, &how.by);
             }
@@ -366,6 +408,23 @@ fn should_take_over(how: &Follow<'_>, heard: Option<Instant>) -> Option<Outcome>
     (silent >= after).then_some(Outcome::Silent(silent))
 }
 
+/// [`should_take_over`], once the copy is found ready to be taken over. A copy that is
+/// not: the operator's `takeover` is refused (following goes on); a silent primary
+/// ends the following without a takeover ([`Outcome::Failed`]). Either way the
+/// primary is not told: it may be alive, and the observer could not go on.
+fn take_over_now(how: &Follow<'_>, heard: Option<Instant>) -> Option<Outcome> {
+    let outcome = should_take_over(how, heard)?;
+    match (how.ready)() {
+        Ok(()) => Some(outcome),
+        Err(why) if outcome == Outcome::Asked => {
+            log::error!("observe: cannot take over: {why}; still following");
+            how.asked.store(false, Ordering::SeqCst);
+            None
+        }
+        Err(why) => Some(Outcome::Failed(why)),
+    }
+}
+
 /// One connection to the primary; None when it is lost.
 fn session(
     how: &Follow<'_>,
@@ -378,10 +437,14 @@ fn session(
     let mut out = stream.try_clone().ok()?;
     let mut input = BufReader::new(stream);
     let mut line = Vec::new();
+    // Whether the other end has said anything of the standby stream yet.
+    let mut spoken = false;
     loop {
-        if let Some(outcome) = should_take_over(how, *heard) {
-            // Said on this connection too: the primary stops at once if it is alive.
-            let _ = out.write_all(Msg::TookOver { by: how.by.clone() }.line().as_bytes());
+        if let Some(outcome) = take_over_now(how, *heard) {
+            if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
+                // Said on this connection too: the primary stops at once if it is alive.
+                let _ = out.write_all(Msg::TookOver { by: how.by.clone() }.line().as_bytes());
+            }
             return Some(outcome);
         }
         match input.read_until(b'\n', &mut line) {
@@ -405,8 +468,16 @@ fn session(
                 return None;
             }
         }
-        *heard = Some(Instant::now());
         let msg = Msg::parse(&line);
+        if let (Err(e), false) = (&msg, spoken) {
+            return Some(Outcome::Failed(format!(
+                "{} does not speak the standby stream ({e}: {:?}): give the primary's --standby-listen address",
+                how.primary,
+                String::from_utf8_lossy(&line).trim_end()
+            )));
+        }
+        spoken = true;
+        *heard = Some(Instant::now());
         line.clear();
         match msg {
             Ok(Msg::Lines {
@@ -428,6 +499,8 @@ fn session(
                 if out.write_all(Msg::Ack { seq }.line().as_bytes()).is_err() {
                     return None;
                 }
+                // The time this observer spent on the lines is no silence of the primary.
+                *heard = Some(Instant::now());
             }
             Ok(Msg::End { stopped }) => return Some(Outcome::Ended { stopped }),
             Ok(_) => {}

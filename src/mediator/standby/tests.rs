@@ -186,3 +186,156 @@ fn a_copy_takes_what_it_lacks_and_refuses_gaps_and_foreign_names() {
     assert_eq!(game_number("games/game-0012.jsonl"), Some(12));
     assert_eq!(game_number("argus.jsonl"), None);
 }
+
+/// A primary played by the test: it accepts one observer, sends it `script` (lines,
+/// and pauses as `None`), then keeps the connection open until the observer closes
+/// it; it returns everything the observer said, and whether a second connection (the
+/// observer's word on a connection of its own) came.
+fn fake_primary(
+    script: Vec<(Option<Msg>, Duration)>,
+) -> (String, std::thread::JoinHandle<(String, bool)>) {
+    let listener = std::net::TcpListener::bind(loopback()).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let handle = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut out = stream.try_clone().unwrap();
+        let reading = std::thread::spawn(move || {
+            let mut said = String::new();
+            let _ = std::io::Read::read_to_string(&mut &stream, &mut said);
+            said
+        });
+        for (msg, pause) in script {
+            if let Some(msg) = msg {
+                let _ = out.write_all(msg.line().as_bytes());
+            }
+            std::thread::sleep(pause);
+        }
+        let said = reading.join().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        (said, listener.accept().is_ok())
+    });
+    (addr, handle)
+}
+
+fn how<'a>(
+    primary: &str,
+    after: Option<Duration>,
+    asked: &'a AtomicBool,
+    ready: &'a dyn Fn() -> Result<(), String>,
+) -> observer::Follow<'a> {
+    observer::Follow {
+        primary: primary.to_string(),
+        takeover_after: after,
+        asked,
+        by: "test".into(),
+        ready,
+    }
+}
+
+use std::sync::atomic::AtomicBool;
+
+#[test]
+fn a_takeover_the_copy_cannot_go_on_with_is_never_told_to_the_primary() {
+    let not_ready = || Err::<(), _>("no --ports".to_string());
+    // Silent: the following ends, the primary is not told.
+    let (addr, primary) = fake_primary(vec![(Some(Msg::Beat), Duration::from_millis(100))]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut copies = Copies::new(dir.path(), Box::new(|_, _| {}));
+    let asked = AtomicBool::new(false);
+    let outcome = observer::follow(
+        &how(&addr, Some(Duration::from_millis(300)), &asked, &not_ready),
+        &mut copies,
+    );
+    assert_eq!(outcome, observer::Outcome::Failed("no --ports".into()));
+    drop(copies);
+    let (said, told_apart) = primary.join().unwrap();
+    assert!(!said.contains("took_over") && !told_apart, "{said}");
+    // Asked: refused, and the following goes on to the primary's end.
+    let (addr, primary) = fake_primary(vec![
+        (Some(Msg::Beat), Duration::from_millis(400)),
+        (Some(Msg::End { stopped: false }), Duration::ZERO),
+    ]);
+    let mut copies = Copies::new(dir.path(), Box::new(|_, _| {}));
+    let asked = AtomicBool::new(true);
+    let outcome = observer::follow(&how(&addr, None, &asked, &not_ready), &mut copies);
+    assert_eq!(outcome, observer::Outcome::Ended { stopped: false });
+    assert!(!asked.load(Ordering::SeqCst), "the ask is spent");
+    let (said, told_apart) = primary.join().unwrap();
+    assert!(!said.contains("took_over") && !told_apart, "{said}");
+}
+
+#[test]
+fn the_time_the_observer_takes_over_lines_is_no_silence_of_the_primary() {
+    // Lines that take the observer 600 ms to apply, under --takeover-after 0.3, with the
+    // primary's beats behind them: not silence.
+    let mut script = vec![(
+        Some(Msg::Lines {
+            seq: 1,
+            file: "event.jsonl".into(),
+            at: 0,
+            text: "{\"event\":\"serve\"}\n".into(),
+        }),
+        Duration::ZERO,
+    )];
+    script.extend((0..20).map(|_| (Some(Msg::Beat), Duration::from_millis(50))));
+    script.push((Some(Msg::End { stopped: false }), Duration::ZERO));
+    let (addr, primary) = fake_primary(script);
+    let dir = tempfile::tempdir().unwrap();
+    let mut copies = Copies::new(dir.path(), Box::new(|_, _| {}));
+    copies.on_event_line(Box::new(|_| {
+        std::thread::sleep(Duration::from_millis(600));
+    }));
+    let asked = AtomicBool::new(false);
+    let ready = || Ok(());
+    let outcome = observer::follow(
+        &how(&addr, Some(Duration::from_millis(300)), &asked, &ready),
+        &mut copies,
+    );
+    assert_eq!(outcome, observer::Outcome::Ended { stopped: false });
+    let (said, _) = primary.join().unwrap();
+    assert!(!said.contains("took_over"), "{said}");
+}
+
+#[test]
+fn what_does_not_speak_the_stream_is_said_and_never_taken_over_for_silence() {
+    // A referee's players' port: a line that is no message.
+    let listener = std::net::TcpListener::bind(loopback()).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        stream.write_all(b"fault sign_on expected\n").unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut copies = Copies::new(dir.path(), Box::new(|_, _| {}));
+    let asked = AtomicBool::new(false);
+    let ready = || Ok(());
+    let outcome = observer::follow(
+        &how(&addr, Some(Duration::from_millis(200)), &asked, &ready),
+        &mut copies,
+    );
+    let observer::Outcome::Failed(why) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(why.contains("does not speak the standby stream"), "{why}");
+    // Something that says nothing at all: never heard, so never silent.
+    let listener = std::net::TcpListener::bind(loopback()).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let _held = std::thread::spawn(move || {
+        let _conns: Vec<_> = listener.incoming().take(3).collect();
+        std::thread::sleep(Duration::from_secs(3));
+    });
+    let asked = Arc::new(AtomicBool::new(false));
+    {
+        let asked = Arc::clone(&asked);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1200));
+            asked.store(true, Ordering::SeqCst);
+        });
+    }
+    let outcome = observer::follow(
+        &how(&addr, Some(Duration::from_millis(200)), &asked, &ready),
+        &mut copies,
+    );
+    assert_eq!(outcome, observer::Outcome::Asked);
+}
