@@ -437,8 +437,9 @@ fn session(
     let mut out = stream.try_clone().ok()?;
     let mut input = BufReader::new(stream);
     let mut line = Vec::new();
-    // Whether the other end has said anything of the standby stream yet.
-    let mut spoken = false;
+    // Whether the other end has said anything of the standby stream yet; whether the
+    // copy has been looked at as one to take over.
+    let (mut spoken, mut looked) = (false, false);
     loop {
         if let Some(outcome) = take_over_now(how, *heard) {
             if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
@@ -501,6 +502,13 @@ fn session(
                 }
                 // The time this observer spent on the lines is no silence of the primary.
                 *heard = Some(Instant::now());
+                // Said as soon as it shows (a match and no --ports), not at the takeover.
+                if !looked {
+                    looked = true;
+                    if let Err(why) = (how.ready)() {
+                        log::error!("observe: this observer could not take over: {why}");
+                    }
+                }
             }
             Ok(Msg::End { stopped }) => return Some(Outcome::Ended { stopped }),
             Ok(_) => {}
