@@ -339,3 +339,44 @@ fn what_does_not_speak_the_stream_is_said_and_never_taken_over_for_silence() {
     );
     assert_eq!(outcome, observer::Outcome::Asked);
 }
+
+#[test]
+fn a_stalled_observer_never_holds_an_asynchronous_write_up_and_is_let_go_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), false, Box::new(|_| {})).unwrap();
+    // An observer that reads nothing.
+    let mut stalled = TcpStream::connect(hub.addr()).unwrap();
+    while hub.observers() == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let path = dir.path().join("j.jsonl");
+    let line = format!("{{\"ev\":\"tx\",\"text\":\"{}\"}}\n", "x".repeat(64 * 1024));
+    let began = Instant::now();
+    let mut at = 0;
+    while hub.observers() > 0 {
+        assert!(began.elapsed() < Duration::from_secs(20), "never let go");
+        let one = Instant::now();
+        hub.publish(&path, at, line.as_bytes());
+        assert!(
+            one.elapsed() < Duration::from_millis(500),
+            "a write held up"
+        );
+        at += line.len() as u64;
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Let go both ways: its words are refused soon, nothing reads them any more.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let refused = loop {
+        if stalled
+            .write_all(Msg::Ack { seq: 1 }.line().as_bytes())
+            .is_err()
+        {
+            break true;
+        }
+        if Instant::now() > deadline {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(refused, "the connection is still read");
+}
