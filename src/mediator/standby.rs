@@ -330,19 +330,14 @@ impl Hub {
             if state.closed {
                 return;
             }
-            // What the files hold now, under the lock: every later line comes after.
-            for (file, text) in snapshot(&self.root, self.only.as_deref()) {
-                state.seq += 1;
-                let _ = tx.send(
-                    Msg::Lines {
-                        seq: state.seq,
-                        file,
-                        at: 0,
-                        text,
-                    }
-                    .line(),
-                );
-            }
+            // From now on every line published reaches this observer too. Its writer
+            // first sends what the files hold, read after this (outside the lock, so
+            // that no journal waits while a big folder is read): every line published
+            // before is in them, every line after is in the channel, and a line in both
+            // is written once by the observer (it takes only what its copy lacks).
+            // The files go under one number, below every later line's.
+            state.seq += 1;
+            let seq = state.seq;
             state.next_id += 1;
             let id = state.next_id;
             let hub = Arc::clone(&self);
@@ -350,21 +345,23 @@ impl Hub {
                 .name("argus-standby-send".into())
                 .spawn(move || {
                     let mut out = writing;
-                    loop {
+                    let mut sent = send_snapshot(&hub.root, hub.only.as_deref(), seq, &mut out);
+                    while sent.is_ok() {
                         let line = match rx.recv_timeout(BEAT) {
                             Ok(line) => line,
                             Err(RecvTimeoutError::Timeout) => Msg::Beat.line(),
                             Err(RecvTimeoutError::Disconnected) => break,
                         };
-                        if out.write_all(line.as_bytes()).is_err() {
-                            // Stalled or gone: the connection is closed both ways, so
-                            // that its reader thread ends too.
-                            hub.forget(id);
-                            let _ = out.shutdown(std::net::Shutdown::Both);
-                            return;
-                        }
+                        sent = out.write_all(line.as_bytes());
                     }
-                    let _ = out.shutdown(std::net::Shutdown::Write);
+                    if sent.is_err() {
+                        // Stalled or gone: the connection is closed both ways, so that
+                        // its reader thread ends too.
+                        hub.forget(id);
+                        let _ = out.shutdown(std::net::Shutdown::Both);
+                    } else {
+                        let _ = out.shutdown(std::net::Shutdown::Write);
+                    }
                 })
                 .ok();
             state.peers.push(Peer {
@@ -424,10 +421,40 @@ impl Tap for HubTap {
     }
 }
 
-/// The journals of the folder `root` (its `.jsonl` files, those in its folders too; or
-/// the one journal `only`), each up to its last whole line, by name; the event's own
-/// journal first.
-fn snapshot(root: &Path, only: Option<&Path>) -> Vec<(String, String)> {
+/// Sends the journals of the folder `root` (its `.jsonl` files, those in its folders
+/// too; or the one journal `only`), each up to its last whole line and under the
+/// number `seq`, the event's own journal first: one file read at a time.
+fn send_snapshot(
+    root: &Path,
+    only: Option<&Path>,
+    seq: u64,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    for rel in journals(root, only) {
+        let Ok(text) = fs::read(root.join(&rel)) else {
+            continue;
+        };
+        let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let file = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let msg = Msg::Lines {
+            seq,
+            file,
+            at: 0,
+            text: String::from_utf8_lossy(&text[..whole]).into_owned(),
+        };
+        drop(text);
+        out.write_all(msg.line().as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The journals of the folder `root` (or the one journal `only`), relative to it: the
+/// event's own journal first.
+fn journals(root: &Path, only: Option<&Path>) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut dirs = vec![PathBuf::new()];
     if let Some(only) = only {
@@ -452,18 +479,6 @@ fn snapshot(root: &Path, only: Option<&Path>) -> Vec<(String, String)> {
     }
     found.sort_by_key(|rel| (rel.components().count(), rel.clone()));
     found
-        .into_iter()
-        .filter_map(|rel| {
-            let text = fs::read(root.join(&rel)).ok()?;
-            let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let name = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            Some((name, String::from_utf8_lossy(&text[..whole]).into_owned()))
-        })
-        .collect()
 }
 
 /// Says to the primary at `addr` that this observer took over, on a connection of its

@@ -380,3 +380,125 @@ fn a_stalled_observer_never_holds_an_asynchronous_write_up_and_is_let_go_whole()
     };
     assert!(refused, "the connection is still read");
 }
+
+#[test]
+fn an_observer_that_joins_a_big_event_holds_no_write_up() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("games")).unwrap();
+    let line = format!("{{\"ev\":\"rx\",\"text\":\"{}\"}}\n", "\\\"x".repeat(500));
+    let journal = line.repeat(100);
+    for n in 1..=150 {
+        std::fs::write(
+            dir.path().join(format!("games/game-{n:04}.jsonl")),
+            &journal,
+        )
+        .unwrap();
+    }
+    let hub = Hub::listen(loopback(), dir.path(), false, Box::new(|_| {})).unwrap();
+    let path = dir.path().join("games/game-0150.jsonl");
+    // The games' writes go on while an observer joins and is sent the folder.
+    let joined = {
+        let addr = hub.addr();
+        std::thread::spawn(move || {
+            let stream = TcpStream::connect(addr).unwrap();
+            let mut input = BufReader::new(stream);
+            for _ in 0..150 {
+                let Msg::Lines { text, .. } = read_msg(&mut input) else {
+                    panic!("the folder's journals first")
+                };
+                assert!(!text.is_empty());
+            }
+            input
+        })
+    };
+    let mut worst = Duration::ZERO;
+    let mut at = journal.len() as u64;
+    while !joined.is_finished() {
+        let one = Instant::now();
+        hub.publish(&path, at, line.as_bytes());
+        worst = worst.max(one.elapsed());
+        at += line.len() as u64;
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    joined.join().unwrap();
+    assert!(
+        worst < Duration::from_millis(100),
+        "a write waited {worst:?}"
+    );
+}
+
+/// An observer that follows a journal being written, from `join` lines on: its copy,
+/// byte for byte.
+fn follow_into(addr: SocketAddr, copy: &Path) -> std::thread::JoinHandle<()> {
+    let copy = copy.to_path_buf();
+    std::thread::spawn(move || {
+        let stream = TcpStream::connect(addr).unwrap();
+        let mut out = stream.try_clone().unwrap();
+        let mut input = BufReader::new(stream);
+        let mut copies = Copies::new(&copy, Box::new(|_, _| {}));
+        loop {
+            match read_msg(&mut input) {
+                Msg::Lines {
+                    seq,
+                    file,
+                    at,
+                    text,
+                } => {
+                    copies.apply(&file, at, &text).unwrap();
+                    let _ = out.write_all(Msg::Ack { seq }.line().as_bytes());
+                }
+                Msg::End { .. } => return,
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+}
+
+#[test]
+fn observers_that_join_while_the_journal_is_written_hold_it_byte_for_byte() {
+    use crate::core::Port;
+    use crate::mediator::journal::{Event, Journal};
+    for sync in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (primary, copy) = (dir.path().join("primary"), dir.path().join("copy"));
+        std::fs::create_dir_all(primary.join("games")).unwrap();
+        let hub = Hub::listen(loopback(), &primary, sync, Box::new(|_| {})).unwrap();
+        let path = primary.join("games/game-0001.jsonl");
+        let mut journal = Journal::create(&path).unwrap();
+        journal.set_tap(hub.tap());
+        let mut observers = Vec::new();
+        for n in 0..3000 {
+            let event = Event::Tx {
+                port: Port::A,
+                text: format!("line {n} {}", "y".repeat(n % 97)),
+            };
+            // Now and then two lines in one write, as the mediator writes an input
+            // and what it sends.
+            if n % 5 == 0 {
+                journal.write_held(&event).unwrap();
+            } else {
+                journal.write(&event).unwrap();
+            }
+            if n % 1000 == 500 {
+                observers.push(follow_into(hub.addr(), &copy.join(format!("{n}"))));
+            }
+        }
+        journal.flush().unwrap();
+        drop(journal);
+        // Every observer has joined before the end is said.
+        while hub.observers() < observers.len() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        hub.close(false);
+        let written = std::fs::read(&path).unwrap();
+        for (observer, n) in observers.into_iter().zip([500, 1500, 2500]) {
+            observer.join().unwrap();
+            let held =
+                std::fs::read(copy.join(format!("{n}")).join("games/game-0001.jsonl")).unwrap();
+            assert!(
+                held == written,
+                "sync {sync}: the observer that joined at line {n}"
+            );
+        }
+    }
+}
