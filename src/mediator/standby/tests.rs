@@ -502,3 +502,159 @@ fn observers_that_join_while_the_journal_is_written_hold_it_byte_for_byte() {
         }
     }
 }
+
+/// A client's reader that keeps every byte it reads (what reached the client).
+struct Recording {
+    inner: Box<dyn std::io::Read + Send>,
+    into: Arc<Mutex<Vec<u8>>>,
+}
+
+impl std::io::Read for Recording {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.into.lock().unwrap().extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// A tap that, like `--standby-sync`, takes its time over each write holding a line to
+/// send, and counts the lines that reached their client before it returned.
+struct Strict {
+    received: [Arc<Mutex<Vec<u8>>>; 2],
+    tapped: Mutex<std::collections::HashMap<(usize, String), usize>>,
+    sent: Arc<AtomicUsize>,
+    early: Arc<Mutex<Vec<String>>>,
+}
+
+impl super::super::journal::Tap for Strict {
+    fn written(&self, _path: &Path, _at: u64, text: &[u8]) {
+        use crate::mediator::journal::Event;
+        let sent: Vec<(usize, String)> = text
+            .split(|&b| b == b'\n')
+            .filter_map(|l| serde_json::from_slice::<Event>(l).ok())
+            .filter_map(|e| match e {
+                Event::Tx { port, text } => Some((port.index(), text)),
+                _ => None,
+            })
+            .collect();
+        if sent.is_empty() {
+            return;
+        }
+        // Whatever was handed to a line before the write would reach its client now.
+        std::thread::sleep(Duration::from_millis(5));
+        let mut tapped = self.tapped.lock().unwrap();
+        for (port, line) in sent {
+            let before = tapped.entry((port, line.clone())).or_default();
+            let received = self.received[port].lock().unwrap();
+            let reached = String::from_utf8_lossy(&received)
+                .lines()
+                .filter(|l| *l == line)
+                .count();
+            if reached > *before {
+                self.early.lock().unwrap().push(line.clone());
+            }
+            *before += 1;
+            self.sent.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[test]
+fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
+    use crate::client::{self, ClientOptions, random::RandomEngine};
+    use crate::core::{DrawRule, IllegalRule, MatchConfig, Referee};
+    use crate::mediator::journal::{self, Event, Journal};
+    use crate::mediator::{Eol, Line, Records};
+    use crate::transport::{Duplex, memory};
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = MatchConfig {
+        event: "standby order".into(),
+        site: "memory".into(),
+        date: "2026.01.01".into(),
+        round: None,
+        names: [None, None],
+        port_labels: ["a".into(), "b".into()],
+        time_control: "60+1".parse().unwrap(),
+        games: 1,
+        openings: Vec::new(),
+        reset_delay: Duration::from_millis(50),
+        conclude_delay: Duration::from_millis(50),
+        draw_rule: DrawRule::Auto,
+        illegal: IllegalRule::Loss,
+        attended: false,
+        hosted: false,
+        wire: Default::default(),
+    };
+    let received: [Arc<Mutex<Vec<u8>>>; 2] = Default::default();
+    let mut lines = Vec::new();
+    let mut clients = Vec::new();
+    for (i, into) in received.iter().enumerate() {
+        let (referee_end, client_end) = memory::pair();
+        let duplex = Duplex {
+            reader: Box::new(Recording {
+                inner: client_end.reader,
+                into: Arc::clone(into),
+            }),
+            writer: client_end.writer,
+        };
+        let opts = ClientOptions {
+            name: Some(format!("R{i}")),
+            address: format!("memory-{i}"),
+            eol: Eol::Lf,
+            checksum: false,
+            token: None,
+        };
+        clients.push(std::thread::spawn(move || {
+            let mut engine = RandomEngine::new(i as u64 + 7, Duration::from_millis(2));
+            client::run(duplex, &mut engine, &opts)
+        }));
+        lines.push(Line {
+            label: format!("memory-{i}"),
+            wire: referee_end.into(),
+            reopen: None,
+        });
+    }
+    let pgn = dir.path().join("games.pgn");
+    let mut journal = Journal::create(&dir.path().join("m.jsonl")).unwrap();
+    journal
+        .write(&Event::Session {
+            version: journal::VERSION,
+            argus: "test".into(),
+            started: journal::now_rfc3339(),
+            ports: ["a".into(), "b".into()],
+            lines: None,
+            eol: Some("lf".into()),
+            pgn: Some(pgn.clone()),
+            config: Box::new(config.clone()),
+        })
+        .unwrap();
+    let (sent, early) = (Arc::new(AtomicUsize::new(0)), Arc::default());
+    journal.set_tap(Box::new(Strict {
+        received: received.clone(),
+        tapped: Mutex::default(),
+        sent: Arc::clone(&sent),
+        early: Arc::clone(&early),
+    }));
+    let mut records = Records { journal, pgn };
+    let (_control, controls) = crossbeam_channel::unbounded();
+    let lines: [Line; 2] = lines.try_into().map_err(|_| "two").unwrap();
+    crate::mediator::run(
+        Referee::new(config).unwrap(),
+        lines,
+        Eol::Lf,
+        &mut records,
+        &mut (),
+        controls,
+    )
+    .unwrap();
+    for c in clients {
+        let _ = c.join();
+    }
+    assert!(sent.load(Ordering::SeqCst) > 20, "a game was played");
+    let early = early.lock().unwrap();
+    assert!(
+        early.is_empty(),
+        "lines that left before their write was tapped: {early:?}"
+    );
+}
