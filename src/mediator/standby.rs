@@ -14,9 +14,10 @@
 //!
 //! With `sync` (`--standby-sync`), a flush that holds a line to be sent (a `tx` event)
 //! waits until every observer has acknowledged it, so that no line reaches a player
-//! before an observer holds it. The wait is bounded by [`SYNC_WAIT`]: an observer that
-//! does not answer in time is said to lag and is not waited for again until it has
-//! caught up.
+//! before an observer holds it. An observer is waited for from the moment it has
+//! caught up (acknowledged every line written so far; at first, the folder it is sent
+//! when it connects). The wait is bounded by [`SYNC_WAIT`]: an observer that does not
+//! answer in time is said to lag and is not waited for again until it has caught up.
 
 pub mod observer;
 
@@ -128,7 +129,9 @@ struct Peer {
     addr: SocketAddr,
     tx: Sender<String>,
     acked: u64,
-    /// Not waited for (it did not answer within [`SYNC_WAIT`]) until it catches up.
+    /// Not waited for until it catches up: it has not yet acknowledged every line
+    /// written (it joined and is being sent the folder; or it is no observer), or it
+    /// did not answer within [`SYNC_WAIT`].
     lagging: bool,
     writer: Option<JoinHandle<()>>,
 }
@@ -369,7 +372,10 @@ impl Hub {
                 addr,
                 tx,
                 acked: 0,
-                lagging: false,
+                // Waited for once it holds what the files held when it came: a
+                // connection that never acknowledges (a port scan, an observer's word
+                // that it took over) holds no write up.
+                lagging: true,
                 writer,
             });
             id

@@ -70,16 +70,19 @@ fn an_observer_gets_the_files_then_each_line_and_its_ack_releases_a_sync_write()
         (file.as_str(), at, text.as_str()),
         ("event.jsonl", 0, "{\"a\":1}\n")
     );
-    let Msg::Lines { file, text, .. } = read_msg(&mut input) else {
+    let Msg::Lines {
+        seq, file, text, ..
+    } = read_msg(&mut input)
+    else {
         panic!("lines")
     };
     assert_eq!(
         (file.as_str(), text.as_str()),
         ("games/game-0001.jsonl", "{\"b\":2}\n")
     );
-    while hub.observers() == 0 {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    // Once it holds them, it is waited for.
+    out.write_all(Msg::Ack { seq }.line().as_bytes()).unwrap();
+    wait_caught_up(&hub);
     // A write holding a line to send waits for the observer's acknowledgement.
     let released = Arc::new(AtomicUsize::new(0));
     let writer = {
@@ -108,14 +111,51 @@ fn an_observer_gets_the_files_then_each_line_and_its_ack_releases_a_sync_write()
     assert_eq!(read_msg(&mut input), Msg::End { stopped: false });
 }
 
+/// Waits until every observer of `hub` is waited for.
+fn wait_caught_up(hub: &Hub) {
+    let began = Instant::now();
+    while lock(&hub.state).peers.iter().any(|p| p.lagging) || hub.observers() == 0 {
+        assert!(began.elapsed() < Duration::from_secs(5), "never caught up");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_connection_that_never_acknowledges_holds_no_sync_write_up() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("j.jsonl"), "{\"a\":1}\n").unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let _scan = TcpStream::connect(hub.addr()).unwrap();
+    while hub.observers() == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let began = Instant::now();
+    hub.publish(
+        &dir.path().join("j.jsonl"),
+        8,
+        b"{\"ev\":\"tx\",\"port\":\"a\",\"text\":\"x\"}\n",
+    );
+    assert!(
+        began.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        began.elapsed()
+    );
+}
+
 #[test]
 fn a_silent_observer_holds_a_sync_write_up_no_longer_than_the_bound() {
     let dir = tempfile::tempdir().unwrap();
     let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
-    let _silent = TcpStream::connect(hub.addr()).unwrap();
+    // An observer that caught up (nothing to hold yet), then falls silent.
+    let mut silent = TcpStream::connect(hub.addr()).unwrap();
     while hub.observers() == 0 {
         std::thread::sleep(Duration::from_millis(5));
     }
+    let seq = lock(&hub.state).seq;
+    silent
+        .write_all(Msg::Ack { seq }.line().as_bytes())
+        .unwrap();
+    wait_caught_up(&hub);
     let path = dir.path().join("j.jsonl");
     let began = Instant::now();
     hub.publish(&path, 0, b"{\"ev\":\"tx\",\"port\":\"a\",\"text\":\"x\"}\n");
