@@ -358,6 +358,10 @@ pub enum Outcome {
 /// How long one read waits before the observer looks up.
 const LOOK_UP: Duration = Duration::from_millis(100);
 
+/// How long a peer that says nothing from the start is waited for before the observer
+/// says it is likely no primary.
+const MUTE: Duration = Duration::from_secs(3);
+
 /// Follows the primary, writing `copies`, until the operator asks to take over, the
 /// primary is silent for `takeover_after` (counted once it has been heard), or it
 /// ends. A lost connection is made again; the copy goes on where it was. On taking
@@ -440,6 +444,9 @@ fn session(
     // Whether the other end has said anything of the standby stream yet; whether the
     // copy has been looked at as one to take over.
     let (mut spoken, mut looked) = (false, false);
+    // A primary says something four times a second: a peer silent from the start is
+    // likely no primary (an address that is not its --standby-listen).
+    let (connected, mut said_mute) = (Instant::now(), false);
     loop {
         if let Some(outcome) = take_over_now(how, *heard) {
             if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
@@ -461,6 +468,14 @@ fn session(
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) =>
             {
+                if !spoken && !said_mute && connected.elapsed() >= MUTE {
+                    log::warn!(
+                        "observe: {} has said nothing for {} s since the connection: is it the primary's --standby-listen address?",
+                        how.primary,
+                        MUTE.as_secs()
+                    );
+                    said_mute = true;
+                }
                 continue;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
