@@ -446,17 +446,45 @@ fn send_snapshot(
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
-        let msg = Msg::Lines {
-            seq,
-            file,
-            at: 0,
-            text: String::from_utf8_lossy(&text[..whole]).into_owned(),
-        };
-        drop(text);
-        out.write_all(msg.line().as_bytes())?;
+        // In pieces of whole lines, so that no message takes long to come (an
+        // observer counts the silence between them) or to hold.
+        let mut at = 0;
+        loop {
+            let end = if whole - at <= SNAPSHOT_PIECE {
+                whole
+            } else {
+                let cut = at + SNAPSHOT_PIECE;
+                text[at..cut]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map(|i| at + i + 1)
+                    .or_else(|| {
+                        text[cut..whole]
+                            .iter()
+                            .position(|&b| b == b'\n')
+                            .map(|i| cut + i + 1)
+                    })
+                    .unwrap_or(whole)
+            };
+            let msg = Msg::Lines {
+                seq,
+                file: file.clone(),
+                at: at as u64,
+                text: String::from_utf8_lossy(&text[at..end]).into_owned(),
+            };
+            out.write_all(msg.line().as_bytes())?;
+            at = end;
+            if at >= whole {
+                break;
+            }
+        }
     }
     Ok(())
 }
+
+/// The most a message of the journals sent to an observer that connects holds (but a
+/// longer line goes whole).
+const SNAPSHOT_PIECE: usize = 256 * 1024;
 
 /// The journals of the folder `root` (or the one journal `only`), relative to it: the
 /// event's own journal first.

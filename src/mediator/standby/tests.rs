@@ -698,3 +698,51 @@ fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
         "lines that left before their write was tapped: {early:?}"
     );
 }
+
+#[test]
+fn a_big_journal_comes_in_pieces_of_whole_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    let mut n = 0;
+    while text.len() < 3 * SNAPSHOT_PIECE {
+        text.push_str(&format!(
+            "{{\"n\":{n},\"pad\":\"{}\"}}\n",
+            "z".repeat(n % 300)
+        ));
+        n += 1;
+    }
+    // One line longer than a piece goes whole.
+    text.push_str(&format!(
+        "{{\"long\":\"{}\"}}\n",
+        "w".repeat(SNAPSHOT_PIECE + 10)
+    ));
+    text.push_str("{\"last\":1}\n{\"half\":");
+    std::fs::write(dir.path().join("m.jsonl"), &text).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), false, Box::new(|_| {})).unwrap();
+    let mut input = BufReader::new(TcpStream::connect(hub.addr()).unwrap());
+    let copy = tempfile::tempdir().unwrap();
+    let mut copies = Copies::new(copy.path(), Box::new(|_, _| {}));
+    let whole = text.rfind('\n').unwrap() + 1;
+    let mut pieces = 0;
+    let mut got = 0;
+    while got < whole {
+        let Msg::Lines {
+            file,
+            at,
+            text: piece,
+            ..
+        } = read_msg(&mut input)
+        else {
+            panic!("lines")
+        };
+        assert_eq!(at as usize, got);
+        assert!(piece.ends_with('\n'));
+        assert!(piece.len() <= SNAPSHOT_PIECE || piece.lines().count() == 1);
+        copies.apply(&file, at, &piece).unwrap();
+        got += piece.len();
+        pieces += 1;
+    }
+    assert!(pieces >= 4, "{pieces} pieces");
+    let held = std::fs::read_to_string(copy.path().join("m.jsonl")).unwrap();
+    assert!(held == text[..whole], "the copy differs");
+}
