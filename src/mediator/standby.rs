@@ -25,7 +25,7 @@ use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -213,6 +213,7 @@ impl Hub {
                     }
                 }
             })?;
+        lock(&HUBS).push(Arc::downgrade(&hub));
         Ok(hub)
     }
 
@@ -297,6 +298,11 @@ impl Hub {
     /// Tells the observers the primary ended (`stopped`: before the event's end) and
     /// waits, a little, for the words to leave.
     pub fn close(&self, stopped: bool) {
+        self.close_by(stopped, None);
+    }
+
+    /// [`Hub::close`], waiting for the words to leave until `deadline` at most.
+    fn close_by(&self, stopped: bool, deadline: Option<Instant>) {
         let writers: Vec<JoinHandle<()>> = {
             let mut state = lock(&self.state);
             state.closed = true;
@@ -312,7 +318,12 @@ impl Hub {
         };
         // Their senders are gone with the peers: each writer ends once it has written.
         for writer in writers {
-            let _ = writer.join();
+            while deadline.is_some_and(|d| Instant::now() < d) && !writer.is_finished() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if deadline.is_none() || writer.is_finished() {
+                let _ = writer.join();
+            }
         }
     }
 
@@ -416,6 +427,21 @@ impl Hub {
     fn forget(&self, id: u64) {
         lock(&self.state).peers.retain(|p| p.id != id);
         self.acked.notify_all();
+    }
+}
+
+/// The hubs of this process, for [`end_now`].
+static HUBS: Mutex<Vec<Weak<Hub>>> = Mutex::new(Vec::new());
+
+/// Tells the observers of every hub of this process that the referee stopped (to be
+/// resumed), waiting `limit` at most for the words to leave: for a referee that exits
+/// at once (a second interrupt), so that its observers do not take over what its
+/// operator stopped.
+pub fn end_now(limit: Duration) {
+    let hubs: Vec<Arc<Hub>> = lock(&HUBS).iter().filter_map(Weak::upgrade).collect();
+    let deadline = Instant::now() + limit;
+    for hub in hubs {
+        hub.close_by(true, Some(deadline));
     }
 }
 
