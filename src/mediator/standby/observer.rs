@@ -485,7 +485,13 @@ fn session(
             }
         }
         let msg = Msg::parse(&line);
-        if let (Err(e), false) = (&msg, spoken) {
+        // A message of the stream this observer does not know (a newer primary's) is
+        // still the stream.
+        let of_the_stream = || {
+            serde_json::from_slice::<serde_json::Value>(&line)
+                .is_ok_and(|v| v.get("m").is_some_and(serde_json::Value::is_string))
+        };
+        if let (Err(e), false) = (&msg, spoken || of_the_stream()) {
             return Some(Outcome::Failed(format!(
                 "{} does not speak the standby stream ({e}: {:?}): give the primary's --standby-listen address",
                 how.primary,

@@ -746,3 +746,22 @@ fn a_big_journal_comes_in_pieces_of_whole_lines() {
     let held = std::fs::read_to_string(copy.path().join("m.jsonl")).unwrap();
     assert!(held == text[..whole], "the copy differs");
 }
+
+#[test]
+fn a_message_of_a_newer_primary_is_the_stream_still() {
+    let listener = std::net::TcpListener::bind(loopback()).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        stream
+            .write_all(b"{\"m\":\"hello\",\"version\":9}\n{\"m\":\"end\",\"stopped\":false}\n")
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(1));
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut copies = Copies::new(dir.path(), Box::new(|_, _| {}));
+    let asked = AtomicBool::new(false);
+    let ready = || Ok(());
+    let outcome = observer::follow(&how(&addr, None, &asked, &ready), &mut copies);
+    assert_eq!(outcome, observer::Outcome::Ended { stopped: false });
+}
