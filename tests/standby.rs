@@ -525,3 +525,65 @@ fn a_primary_interrupted_twice_is_not_taken_over() {
     );
     assert!(done.status.success(), "{said}");
 }
+
+/// An observer that could not go on (its --listen is taken) refuses the operator's
+/// `takeover`, saying why, and the primary, not told, goes on.
+#[test]
+fn a_takeover_that_could_not_go_on_is_refused_and_the_primary_not_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ev, copy) = (dir.path().join("ev"), dir.path().join("copy"));
+    let standby = format!("127.0.0.1:{}", free_port());
+    let mut primary = spawn(&[
+        "serve",
+        "--seats",
+        "2",
+        "--listen",
+        &format!("127.0.0.1:{}", free_port()),
+        "--standby-listen",
+        &standby,
+        "--unattended",
+        "--plain",
+        "--out",
+        ev.to_str().unwrap(),
+    ]);
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut observer = Running(Some(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args([
+                "observe",
+                &standby,
+                "--out",
+                copy.to_str().unwrap(),
+                "--listen",
+                &taken.local_addr().unwrap().to_string(),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !copy.join("event.jsonl").exists() {
+        assert!(Instant::now() < deadline, "no copy");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdin = observer.stdin.take().unwrap();
+    stdin.write_all(b"takeover\n").unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        primary.try_wait().unwrap().is_none(),
+        "the primary stopped: {}",
+        text(&finish(primary, Duration::from_secs(1)).stderr)
+    );
+    assert!(observer.try_wait().unwrap().is_none(), "the observer ended");
+    drop(stdin);
+    let _ = observer.kill();
+    let out = finish(observer, Duration::from_secs(5));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot take over: cannot listen on") && err.contains("still following"),
+        "{err}"
+    );
+    let _ = primary.kill();
+}

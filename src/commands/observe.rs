@@ -84,6 +84,30 @@ fn ready(args: &ObserveArgs) -> Result<observer::Holding, String> {
             journal.display()
         ));
     }
+    match &holding {
+        // A port that is not there (a device path) is found before the primary is told.
+        #[cfg(unix)]
+        observer::Holding::Match(_) => {
+            if let Some(port) = args
+                .ports
+                .iter()
+                .find(|p| p.starts_with('/') && !Path::new(p).exists())
+            {
+                return Err(format!("the port {port} (--ports) is not there"));
+            }
+        }
+        // So is an address the players could not reach it at.
+        observer::Holding::Event => {
+            let cfg = argus::server::event_settings(&args.out).map_err(|e| e.to_string())?;
+            if cfg.players.iter().any(argus::server::Entrant::is_remote)
+                && let Err(e) = std::net::TcpListener::bind(args.listen)
+            {
+                return Err(format!("cannot listen on {} (--listen): {e}", args.listen));
+            }
+        }
+        #[cfg(not(unix))]
+        observer::Holding::Match(_) => {}
+    }
     Ok(holding)
 }
 
