@@ -285,6 +285,8 @@ impl Hub {
                     }
                     peer.lagging = true;
                 }
+                // The other writes waiting for it need not wait out their own bound.
+                self.acked.notify_all();
                 return;
             }
             state = self

@@ -765,3 +765,34 @@ fn a_message_of_a_newer_primary_is_the_stream_still() {
     let outcome = observer::follow(&how(&addr, None, &asked, &ready), &mut copies);
     assert_eq!(outcome, observer::Outcome::Ended { stopped: false });
 }
+
+#[test]
+fn writes_waiting_for_an_observer_found_lagging_go_on_with_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let mut silent = TcpStream::connect(hub.addr()).unwrap();
+    while hub.observers() == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let seq = lock(&hub.state).seq;
+    silent
+        .write_all(Msg::Ack { seq }.line().as_bytes())
+        .unwrap();
+    wait_caught_up(&hub);
+    let path = dir.path().join("j.jsonl");
+    let tx = b"{\"ev\":\"tx\",\"port\":\"a\",\"text\":\"x\"}\n";
+    let began = Instant::now();
+    let first = {
+        let (hub, path) = (Arc::clone(&hub), path.clone());
+        std::thread::spawn(move || hub.publish(&path, 0, tx))
+    };
+    // A second game's write, a second later: released with the first, at 2 s.
+    std::thread::sleep(Duration::from_secs(1));
+    hub.publish(&path, 40, tx);
+    let second = began.elapsed();
+    first.join().unwrap();
+    assert!(
+        second < SYNC_WAIT + Duration::from_millis(500),
+        "{second:?}"
+    );
+}
