@@ -182,8 +182,8 @@ pub struct StandbyArgs {
     )]
     pub standby_listen: Option<std::net::SocketAddr>,
     /// With --standby-listen: relay a line to a player only once the observers hold it
-    /// (each waited for 2 s at most), so that no move that reached an opponent is lost
-    /// in a takeover.
+    /// (each waited for 2 s at most, then not until it catches up), so that no move that
+    /// reached an opponent is lost in a takeover while they keep up.
     #[arg(long, requires = "standby_listen")]
     pub standby_sync: bool,
 }

@@ -631,6 +631,8 @@ fn interrupts(control: &crossbeam_channel::Sender<Control>) -> Result<()> {
         if INTERRUPTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
             argus::watch::tui::restore();
             eprintln!("argus: interrupted again, exiting now; the journal is on disk");
+            // Observers are told it stopped: they do not take over what was stopped.
+            mediator::standby::end_now(Duration::from_millis(500));
             std::process::exit(130);
         }
         eprintln!(

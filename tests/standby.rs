@@ -465,3 +465,125 @@ fn a_primary_told_that_an_observer_took_over_exits_3() {
     );
     assert_eq!(pgn_results(&copy).len(), 2);
 }
+
+/// A primary interrupted twice (exiting at once) tells its observers that it stopped:
+/// an observer with --takeover-after does not take over what its operator stopped.
+#[cfg(unix)]
+#[test]
+fn a_primary_interrupted_twice_is_not_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ev, copy) = (dir.path().join("ev"), dir.path().join("copy"));
+    let standby = format!("127.0.0.1:{}", free_port());
+    let mut primary = spawn(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "movetime=20",
+        "--engine",
+        "name=B",
+        "movetime=20",
+        "--games",
+        "2",
+        "--tc",
+        "60+1",
+        "--standby-listen",
+        &standby,
+        "--unattended",
+        "--plain",
+        "--out",
+        ev.to_str().unwrap(),
+    ]);
+    let mut observer = spawn(&[
+        "observe",
+        &standby,
+        "--out",
+        copy.to_str().unwrap(),
+        "--takeover-after",
+        "1",
+        "--listen",
+        &format!("127.0.0.1:{}", free_port()),
+        "--unattended",
+    ]);
+    let observed = lines_of(&mut observer);
+    let mut seen = Vec::new();
+    wait_for(&observed, &mut seen, "game 1: ", Duration::from_secs(20));
+    let pid = primary.id().to_string();
+    for _ in 0..2 {
+        let kill = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(kill.success());
+    }
+    let _ = primary.wait();
+    let done = finish(observer, Duration::from_secs(20));
+    for line in observed.try_iter() {
+        seen.push(line.1);
+    }
+    let said = seen.join("\n");
+    assert!(
+        said.contains("the primary stopped, to be resumed") && !said.contains("has been silent"),
+        "{said}\n{}",
+        text(&done.stderr)
+    );
+    assert!(done.status.success(), "{said}");
+}
+
+/// An observer that could not go on (its --listen is taken) refuses the operator's
+/// `takeover`, saying why, and the primary, not told, goes on.
+#[test]
+fn a_takeover_that_could_not_go_on_is_refused_and_the_primary_not_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ev, copy) = (dir.path().join("ev"), dir.path().join("copy"));
+    let standby = format!("127.0.0.1:{}", free_port());
+    let mut primary = spawn(&[
+        "serve",
+        "--seats",
+        "2",
+        "--listen",
+        &format!("127.0.0.1:{}", free_port()),
+        "--standby-listen",
+        &standby,
+        "--unattended",
+        "--plain",
+        "--out",
+        ev.to_str().unwrap(),
+    ]);
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut observer = Running(Some(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args([
+                "observe",
+                &standby,
+                "--out",
+                copy.to_str().unwrap(),
+                "--listen",
+                &taken.local_addr().unwrap().to_string(),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !copy.join("event.jsonl").exists() {
+        assert!(Instant::now() < deadline, "no copy");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdin = observer.stdin.take().unwrap();
+    stdin.write_all(b"takeover\n").unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        primary.try_wait().unwrap().is_none(),
+        "the primary stopped: {}",
+        text(&finish(primary, Duration::from_secs(1)).stderr)
+    );
+    assert!(observer.try_wait().unwrap().is_none(), "the observer ended");
+    drop(stdin);
+    let _ = observer.kill();
+    let out = finish(observer, Duration::from_secs(5));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot take over: cannot listen on") && err.contains("still following"),
+        "{err}"
+    );
+    let _ = primary.kill();
+}

@@ -71,7 +71,58 @@ fn say(from: From<'_>, notice: &Notice) {
     }
 }
 
+/// Whether the copy in `args.out` can be taken over with what was given (`--ports` for
+/// a match).
+fn ready(args: &ObserveArgs) -> Result<observer::Holding, String> {
+    let holding = observer::holding(&args.out)?;
+    if let observer::Holding::Match(journal) = &holding
+        && args.ports.len() != 2
+    {
+        return Err(format!(
+            "{} is a match of argus serial: give the ports to take it over on, --ports A,B (or: argus serial --resume {} A B)",
+            journal.display(),
+            journal.display()
+        ));
+    }
+    match &holding {
+        // A port that is not there (a device path) is found before the primary is told.
+        #[cfg(unix)]
+        observer::Holding::Match(_) => {
+            if let Some(port) = args
+                .ports
+                .iter()
+                .find(|p| p.starts_with('/') && !Path::new(p).exists())
+            {
+                return Err(format!("the port {port} (--ports) is not there"));
+            }
+        }
+        // So is an address the players could not reach it at.
+        observer::Holding::Event => {
+            let cfg = argus::server::event_settings(&args.out).map_err(|e| e.to_string())?;
+            if cfg.players.iter().any(argus::server::Entrant::is_remote)
+                && let Err(e) = std::net::TcpListener::bind(args.listen)
+            {
+                return Err(format!("cannot listen on {} (--listen): {e}", args.listen));
+            }
+        }
+        #[cfg(not(unix))]
+        observer::Holding::Match(_) => {}
+    }
+    Ok(holding)
+}
+
 pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
+    // A PRIMARY that is no address is said at once, not tried for ever.
+    if args
+        .primary
+        .rsplit_once(':')
+        .is_none_or(|(host, port)| host.is_empty() || port.parse::<u16>().is_err())
+    {
+        bail!(
+            "{:?}: give the primary's standby address, HOST:PORT (its --standby-listen)",
+            args.primary
+        );
+    }
     fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
     let live = args.http.as_ref().map(|_| Arc::new(Live::new()));
@@ -119,6 +170,7 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
         takeover_after: args.takeover_after,
         asked: &ASKED,
         by: by.clone(),
+        ready: &|| ready(&args).map(|_| ()),
     };
     match observer::follow(&how, &mut copies) {
         Outcome::Ended { stopped: false } => {
@@ -198,7 +250,8 @@ fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
 /// Goes on with the copy as `--resume` does.
 fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
     let dir = &args.out;
-    if dir.join("event.jsonl").exists() {
+    let holding = ready(args).map_err(|why| anyhow::anyhow!("{why}"))?;
+    let observer::Holding::Match(journal) = holding else {
         let argv = [
             "argus".into(),
             "serve".into(),
@@ -214,26 +267,10 @@ fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
             live,
         };
         return super::serve::run_serve_as(*serve, None, Some(took_over));
-    }
-    // A match: its one journal, on the ports given.
-    let journals: Vec<PathBuf> = fs::read_dir(dir)?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    let [journal] = journals.as_slice() else {
-        bail!(
-            "{}: {} journals and no event.jsonl: nothing this observer can take over",
-            dir.display(),
-            journals.len()
-        );
     };
+    // A match: its one journal, on the ports given (ready() checked there are two).
     let [port_a, port_b] = args.ports.as_slice() else {
-        bail!(
-            "{} is a match of argus serial: give the ports to take it over on, --ports A,B (then: argus serial --resume {} A B)",
-            journal.display(),
-            journal.display()
-        );
+        bail!("--ports A,B: two ports");
     };
     MATCH.store(true, Ordering::SeqCst);
     let argv = [
@@ -251,7 +288,7 @@ fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
         bail!("argus serial --resume: not parsed as argus serial");
     };
     let given = resume_args::Given::from_matches(matches.subcommand_matches("serial"));
-    let mut plan = plan_resume(&serial, &given, journal, None)?;
+    let mut plan = plan_resume(&serial, &given, &journal, None)?;
     // The games go to the copy's PGN file, which the observer made from the journal.
     if let Some(name) = plan.pgn.file_name() {
         plan.pgn = dir.join(name);

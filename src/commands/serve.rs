@@ -294,6 +294,8 @@ pub(crate) fn run_serve_as(
         if REQUESTS.stop() {
             argus::watch::tui::restore();
             eprintln!("argus serve: interrupted again, exiting now");
+            // Observers are told it stopped: they do not take over what was stopped.
+            argus::mediator::standby::end_now(Duration::from_millis(500));
             client::engine_process::kill_all();
             std::process::exit(130);
         }

@@ -14,9 +14,10 @@
 //!
 //! With `sync` (`--standby-sync`), a flush that holds a line to be sent (a `tx` event)
 //! waits until every observer has acknowledged it, so that no line reaches a player
-//! before an observer holds it. The wait is bounded by [`SYNC_WAIT`]: an observer that
-//! does not answer in time is said to lag and is not waited for again until it has
-//! caught up.
+//! before an observer holds it. An observer is waited for from the moment it has
+//! caught up (acknowledged every line written so far; at first, the folder it is sent
+//! when it connects). The wait is bounded by [`SYNC_WAIT`]: an observer that does not
+//! answer in time is said to lag and is not waited for again until it has caught up.
 
 pub mod observer;
 
@@ -24,7 +25,7 @@ use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -128,7 +129,9 @@ struct Peer {
     addr: SocketAddr,
     tx: Sender<String>,
     acked: u64,
-    /// Not waited for (it did not answer within [`SYNC_WAIT`]) until it catches up.
+    /// Not waited for until it catches up: it has not yet acknowledged every line
+    /// written (it joined and is being sent the folder; or it is no observer), or it
+    /// did not answer within [`SYNC_WAIT`].
     lagging: bool,
     writer: Option<JoinHandle<()>>,
 }
@@ -210,6 +213,7 @@ impl Hub {
                     }
                 }
             })?;
+        lock(&HUBS).push(Arc::downgrade(&hub));
         Ok(hub)
     }
 
@@ -281,6 +285,8 @@ impl Hub {
                     }
                     peer.lagging = true;
                 }
+                // The other writes waiting for it need not wait out their own bound.
+                self.acked.notify_all();
                 return;
             }
             state = self
@@ -294,6 +300,11 @@ impl Hub {
     /// Tells the observers the primary ended (`stopped`: before the event's end) and
     /// waits, a little, for the words to leave.
     pub fn close(&self, stopped: bool) {
+        self.close_by(stopped, None);
+    }
+
+    /// [`Hub::close`], waiting for the words to leave until `deadline` at most.
+    fn close_by(&self, stopped: bool, deadline: Option<Instant>) {
         let writers: Vec<JoinHandle<()>> = {
             let mut state = lock(&self.state);
             state.closed = true;
@@ -309,7 +320,12 @@ impl Hub {
         };
         // Their senders are gone with the peers: each writer ends once it has written.
         for writer in writers {
-            let _ = writer.join();
+            while deadline.is_some_and(|d| Instant::now() < d) && !writer.is_finished() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if deadline.is_none() || writer.is_finished() {
+                let _ = writer.join();
+            }
         }
     }
 
@@ -330,19 +346,14 @@ impl Hub {
             if state.closed {
                 return;
             }
-            // What the files hold now, under the lock: every later line comes after.
-            for (file, text) in snapshot(&self.root, self.only.as_deref()) {
-                state.seq += 1;
-                let _ = tx.send(
-                    Msg::Lines {
-                        seq: state.seq,
-                        file,
-                        at: 0,
-                        text,
-                    }
-                    .line(),
-                );
-            }
+            // From now on every line published reaches this observer too. Its writer
+            // first sends what the files hold, read after this (outside the lock, so
+            // that no journal waits while a big folder is read): every line published
+            // before is in them, every line after is in the channel, and a line in both
+            // is written once by the observer (it takes only what its copy lacks).
+            // The files go under one number, below every later line's.
+            state.seq += 1;
+            let seq = state.seq;
             state.next_id += 1;
             let id = state.next_id;
             let hub = Arc::clone(&self);
@@ -350,18 +361,23 @@ impl Hub {
                 .name("argus-standby-send".into())
                 .spawn(move || {
                     let mut out = writing;
-                    loop {
+                    let mut sent = send_snapshot(&hub.root, hub.only.as_deref(), seq, &mut out);
+                    while sent.is_ok() {
                         let line = match rx.recv_timeout(BEAT) {
                             Ok(line) => line,
                             Err(RecvTimeoutError::Timeout) => Msg::Beat.line(),
                             Err(RecvTimeoutError::Disconnected) => break,
                         };
-                        if out.write_all(line.as_bytes()).is_err() {
-                            hub.forget(id);
-                            break;
-                        }
+                        sent = out.write_all(line.as_bytes());
                     }
-                    let _ = out.shutdown(std::net::Shutdown::Write);
+                    if sent.is_err() {
+                        // Stalled or gone: the connection is closed both ways, so that
+                        // its reader thread ends too.
+                        hub.forget(id);
+                        let _ = out.shutdown(std::net::Shutdown::Both);
+                    } else {
+                        let _ = out.shutdown(std::net::Shutdown::Write);
+                    }
                 })
                 .ok();
             state.peers.push(Peer {
@@ -369,7 +385,10 @@ impl Hub {
                 addr,
                 tx,
                 acked: 0,
-                lagging: false,
+                // Waited for once it holds what the files held when it came: a
+                // connection that never acknowledges (a port scan, an observer's word
+                // that it took over) holds no write up.
+                lagging: true,
                 writer,
             });
             id
@@ -413,6 +432,21 @@ impl Hub {
     }
 }
 
+/// The hubs of this process, for [`end_now`].
+static HUBS: Mutex<Vec<Weak<Hub>>> = Mutex::new(Vec::new());
+
+/// Tells the observers of every hub of this process that the referee stopped (to be
+/// resumed), waiting `limit` at most for the words to leave: for a referee that exits
+/// at once (a second interrupt), so that its observers do not take over what its
+/// operator stopped.
+pub fn end_now(limit: Duration) {
+    let hubs: Vec<Arc<Hub>> = lock(&HUBS).iter().filter_map(Weak::upgrade).collect();
+    let deadline = Instant::now() + limit;
+    for hub in hubs {
+        hub.close_by(true, Some(deadline));
+    }
+}
+
 struct HubTap(Arc<Hub>);
 
 impl Tap for HubTap {
@@ -421,10 +455,68 @@ impl Tap for HubTap {
     }
 }
 
-/// The journals of the folder `root` (its `.jsonl` files, those in its folders too; or
-/// the one journal `only`), each up to its last whole line, by name; the event's own
-/// journal first.
-fn snapshot(root: &Path, only: Option<&Path>) -> Vec<(String, String)> {
+/// Sends the journals of the folder `root` (its `.jsonl` files, those in its folders
+/// too; or the one journal `only`), each up to its last whole line and under the
+/// number `seq`, the event's own journal first: one file read at a time.
+fn send_snapshot(
+    root: &Path,
+    only: Option<&Path>,
+    seq: u64,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    for rel in journals(root, only) {
+        let Ok(text) = fs::read(root.join(&rel)) else {
+            continue;
+        };
+        let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let file = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        // In pieces of whole lines, so that no message takes long to come (an
+        // observer counts the silence between them) or to hold.
+        let mut at = 0;
+        loop {
+            let end = if whole - at <= SNAPSHOT_PIECE {
+                whole
+            } else {
+                let cut = at + SNAPSHOT_PIECE;
+                text[at..cut]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map(|i| at + i + 1)
+                    .or_else(|| {
+                        text[cut..whole]
+                            .iter()
+                            .position(|&b| b == b'\n')
+                            .map(|i| cut + i + 1)
+                    })
+                    .unwrap_or(whole)
+            };
+            let msg = Msg::Lines {
+                seq,
+                file: file.clone(),
+                at: at as u64,
+                text: String::from_utf8_lossy(&text[at..end]).into_owned(),
+            };
+            out.write_all(msg.line().as_bytes())?;
+            at = end;
+            if at >= whole {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The most a message of the journals sent to an observer that connects holds (but a
+/// longer line goes whole).
+const SNAPSHOT_PIECE: usize = 256 * 1024;
+
+/// The journals of the folder `root` (or the one journal `only`), relative to it: the
+/// event's own journal first.
+fn journals(root: &Path, only: Option<&Path>) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut dirs = vec![PathBuf::new()];
     if let Some(only) = only {
@@ -449,18 +541,6 @@ fn snapshot(root: &Path, only: Option<&Path>) -> Vec<(String, String)> {
     }
     found.sort_by_key(|rel| (rel.components().count(), rel.clone()));
     found
-        .into_iter()
-        .filter_map(|rel| {
-            let text = fs::read(root.join(&rel)).ok()?;
-            let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let name = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            Some((name, String::from_utf8_lossy(&text[..whole]).into_owned()))
-        })
-        .collect()
 }
 
 /// Says to the primary at `addr` that this observer took over, on a connection of its

@@ -296,6 +296,47 @@ pub struct Follow<'a> {
     pub asked: &'a AtomicBool,
     /// Who takes over, for the primary's message.
     pub by: String,
+    /// Whether the copy can be taken over now (why not): asked before the primary is
+    /// told, so that an observer that cannot go on never stops one that can.
+    pub ready: &'a dyn Fn() -> Result<(), String>,
+}
+
+/// What a copy holds that can be taken over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Holding {
+    /// An event of `argus serve` (its `event.jsonl`).
+    Event,
+    /// A match of `argus serial`: its one journal.
+    Match(PathBuf),
+}
+
+/// What the copy in `dir` can be taken over as (why not).
+///
+/// # Errors
+///
+/// Why not, in a sentence: no journal yet, or several and no `event.jsonl`.
+pub fn holding(dir: &Path) -> Result<Holding, String> {
+    if dir.join("event.jsonl").exists() {
+        return Ok(Holding::Event);
+    }
+    let journals: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    match journals.as_slice() {
+        [journal] => Ok(Holding::Match(journal.clone())),
+        [] => Err(format!(
+            "{} holds no journal of the primary yet: nothing to take over",
+            dir.display()
+        )),
+        many => Err(format!(
+            "{}: {} journals and no event.jsonl: not one match or event to take over",
+            dir.display(),
+            many.len()
+        )),
+    }
 }
 
 /// Why the observer stopped following.
@@ -317,6 +358,10 @@ pub enum Outcome {
 /// How long one read waits before the observer looks up.
 const LOOK_UP: Duration = Duration::from_millis(100);
 
+/// How long a peer that says nothing from the start is waited for before the observer
+/// says it is likely no primary.
+const MUTE: Duration = Duration::from_secs(3);
+
 /// Follows the primary, writing `copies`, until the operator asks to take over, the
 /// primary is silent for `takeover_after` (counted once it has been heard), or it
 /// ends. A lost connection is made again; the copy goes on where it was. On taking
@@ -328,7 +373,8 @@ pub fn follow(how: &Follow<'_>, copies: &mut Copies) -> Outcome {
         let outcome = match connect(&how.primary) {
             Ok(stream) => {
                 log::info!("observe: following {}", how.primary);
-                heard = Some(Instant::now());
+                // The clock of --takeover-after starts at the primary's first word, not
+                // at the connection: what does not speak the stream is never taken over.
                 session(how, stream, copies, &mut heard)
             }
             Err(e) => {
@@ -340,7 +386,7 @@ pub fn follow(how: &Follow<'_>, copies: &mut Copies) -> Outcome {
                 None
             }
         };
-        if let Some(outcome) = outcome.or_else(|| should_take_over(how, heard)) {
+        if let Some(outcome) = outcome.or_else(|| take_over_now(how, heard)) {
             if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
                 super::tell_taken(&how.primary, &how.by);
             }
@@ -366,6 +412,23 @@ fn should_take_over(how: &Follow<'_>, heard: Option<Instant>) -> Option<Outcome>
     (silent >= after).then_some(Outcome::Silent(silent))
 }
 
+/// [`should_take_over`], once the copy is found ready to be taken over. A copy that is
+/// not: the operator's `takeover` is refused (following goes on); a silent primary
+/// ends the following without a takeover ([`Outcome::Failed`]). Either way the
+/// primary is not told: it may be alive, and the observer could not go on.
+fn take_over_now(how: &Follow<'_>, heard: Option<Instant>) -> Option<Outcome> {
+    let outcome = should_take_over(how, heard)?;
+    match (how.ready)() {
+        Ok(()) => Some(outcome),
+        Err(why) if outcome == Outcome::Asked => {
+            log::error!("observe: cannot take over: {why}; still following");
+            how.asked.store(false, Ordering::SeqCst);
+            None
+        }
+        Err(why) => Some(Outcome::Failed(why)),
+    }
+}
+
 /// One connection to the primary; None when it is lost.
 fn session(
     how: &Follow<'_>,
@@ -378,10 +441,18 @@ fn session(
     let mut out = stream.try_clone().ok()?;
     let mut input = BufReader::new(stream);
     let mut line = Vec::new();
+    // Whether the other end has said anything of the standby stream yet; whether the
+    // copy has been looked at as one to take over.
+    let (mut spoken, mut looked) = (false, false);
+    // A primary says something four times a second: a peer silent from the start is
+    // likely no primary (an address that is not its --standby-listen).
+    let (connected, mut said_mute) = (Instant::now(), false);
     loop {
-        if let Some(outcome) = should_take_over(how, *heard) {
-            // Said on this connection too: the primary stops at once if it is alive.
-            let _ = out.write_all(Msg::TookOver { by: how.by.clone() }.line().as_bytes());
+        if let Some(outcome) = take_over_now(how, *heard) {
+            if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
+                // Said on this connection too: the primary stops at once if it is alive.
+                let _ = out.write_all(Msg::TookOver { by: how.by.clone() }.line().as_bytes());
+            }
             return Some(outcome);
         }
         match input.read_until(b'\n', &mut line) {
@@ -397,6 +468,14 @@ fn session(
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) =>
             {
+                if !spoken && !said_mute && connected.elapsed() >= MUTE {
+                    log::warn!(
+                        "observe: {} has said nothing for {} s since the connection: is it the primary's --standby-listen address?",
+                        how.primary,
+                        MUTE.as_secs()
+                    );
+                    said_mute = true;
+                }
                 continue;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -405,8 +484,22 @@ fn session(
                 return None;
             }
         }
-        *heard = Some(Instant::now());
         let msg = Msg::parse(&line);
+        // A message of the stream this observer does not know (a newer primary's) is
+        // still the stream.
+        let of_the_stream = || {
+            serde_json::from_slice::<serde_json::Value>(&line)
+                .is_ok_and(|v| v.get("m").is_some_and(serde_json::Value::is_string))
+        };
+        if let (Err(e), false) = (&msg, spoken || of_the_stream()) {
+            return Some(Outcome::Failed(format!(
+                "{} does not speak the standby stream ({e}: {:?}): give the primary's --standby-listen address",
+                how.primary,
+                String::from_utf8_lossy(&line).trim_end()
+            )));
+        }
+        spoken = true;
+        *heard = Some(Instant::now());
         line.clear();
         match msg {
             Ok(Msg::Lines {
@@ -427,6 +520,15 @@ fn session(
                 }
                 if out.write_all(Msg::Ack { seq }.line().as_bytes()).is_err() {
                     return None;
+                }
+                // The time this observer spent on the lines is no silence of the primary.
+                *heard = Some(Instant::now());
+                // Said as soon as it shows (a match and no --ports), not at the takeover.
+                if !looked {
+                    looked = true;
+                    if let Err(why) = (how.ready)() {
+                        log::error!("observe: this observer could not take over: {why}");
+                    }
                 }
             }
             Ok(Msg::End { stopped }) => return Some(Outcome::Ended { stopped }),
