@@ -15,8 +15,8 @@
 //! With `sync` (`--standby-sync`), a flush that holds a line to be sent (a `tx` event)
 //! waits until every observer has acknowledged it, so that no line reaches a player
 //! before an observer holds it. An observer is waited for from the moment it has
-//! caught up (acknowledged every line written so far; at first, the folder it is sent
-//! when it connects). The wait is bounded by [`SYNC_WAIT`]: an observer that does not
+//! caught up (acknowledged every line written when it connected, the folder it is sent
+//! then, or when it was found lagging). The wait is bounded by [`SYNC_WAIT`]: an observer that does not
 //! answer in time is said to lag and is not waited for again until it has caught up.
 
 pub mod observer;
@@ -129,10 +129,15 @@ struct Peer {
     addr: SocketAddr,
     tx: Sender<String>,
     acked: u64,
-    /// Not waited for until it catches up: it has not yet acknowledged every line
-    /// written (it joined and is being sent the folder; or it is no observer), or it
-    /// did not answer within [`SYNC_WAIT`].
+    /// Not waited for until it catches up (to `catch_up_to`): it joined and is being
+    /// sent the folder (or it is no observer), or it did not answer within
+    /// [`SYNC_WAIT`].
     lagging: bool,
+    /// The line a lagging observer must acknowledge to be waited for again: the last
+    /// line written when it came or was found lagging. A mark that stands still, so
+    /// that an observer that follows a busy event does catch up (the newest line,
+    /// under load, would always be ahead of it).
+    catch_up_to: u64,
     writer: Option<JoinHandle<()>>,
 }
 
@@ -275,7 +280,9 @@ impl Hub {
             }
             let now = Instant::now();
             if now >= until {
+                let last = state.seq;
                 for peer in state.peers.iter_mut().filter(|p| p.acked < seq) {
+                    peer.catch_up_to = last;
                     if !peer.lagging {
                         log::warn!(
                             "standby: the observer at {} has not acknowledged within {:?}: going on without it until it catches up",
@@ -389,6 +396,7 @@ impl Hub {
                 // connection that never acknowledges (a port scan, an observer's word
                 // that it took over) holds no write up.
                 lagging: true,
+                catch_up_to: seq,
                 writer,
             });
             id
@@ -405,10 +413,9 @@ impl Hub {
             match Msg::parse(&line) {
                 Ok(Msg::Ack { seq }) => {
                     let mut state = lock(&self.state);
-                    let last = state.seq;
                     if let Some(peer) = state.peers.iter_mut().find(|p| p.id == id) {
                         peer.acked = peer.acked.max(seq);
-                        if peer.lagging && peer.acked >= last {
+                        if peer.lagging && peer.acked >= peer.catch_up_to {
                             log::info!("standby: the observer at {addr} has caught up");
                             peer.lagging = false;
                         }

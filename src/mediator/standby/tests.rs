@@ -796,3 +796,45 @@ fn writes_waiting_for_an_observer_found_lagging_go_on_with_the_first() {
         "{second:?}"
     );
 }
+
+/// An observer that joins a busy event is behind the newest line whenever its
+/// acknowledgement comes: it catches up once it holds what was written when it came, and
+/// is waited for from then on.
+#[test]
+fn an_observer_that_joins_a_busy_event_catches_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.jsonl");
+    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let mut observer = TcpStream::connect(hub.addr()).unwrap();
+    while hub.observers() == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let joined = lock(&hub.state).seq;
+    // The event goes on before the observer's first acknowledgement comes.
+    hub.publish(&path, 0, b"{\"ev\":\"rx\",\"port\":\"a\",\"text\":\"x\"}\n");
+    observer
+        .write_all(Msg::Ack { seq: joined }.line().as_bytes())
+        .unwrap();
+    wait_caught_up(&hub);
+    // Waited for again: a line to send waits for its acknowledgement.
+    let seq = lock(&hub.state).seq + 1;
+    let acker = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        observer
+            .write_all(Msg::Ack { seq }.line().as_bytes())
+            .unwrap();
+        observer
+    });
+    let began = Instant::now();
+    hub.publish(
+        &path,
+        40,
+        b"{\"ev\":\"tx\",\"port\":\"b\",\"text\":\"y\"}\n",
+    );
+    let waited = began.elapsed();
+    assert!(
+        waited >= Duration::from_millis(250) && waited < SYNC_WAIT,
+        "{waited:?}"
+    );
+    drop(acker.join());
+}
