@@ -16,6 +16,7 @@ pub mod config;
 mod control;
 mod engines;
 mod entrant;
+mod files;
 mod game;
 mod listen;
 mod registry;
@@ -29,6 +30,7 @@ pub use entrant::{Entrant, check_players};
 pub use listen::SIGN_ON_WITHIN;
 pub use registry::{RemotePlayer, Seat, TakenBy};
 
+use files::{EventJournal, stem, write_standings};
 use game::{game_config, play};
 use registry::{Place, Registry};
 
@@ -36,7 +38,7 @@ use crate::watch::live::Live;
 
 use std::collections::{HashMap, VecDeque};
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -915,90 +917,4 @@ fn first_spec() -> GameSpec {
         black: 1,
         opening: None,
     }
-}
-
-/// A game's file names, without extension.
-fn stem(spec: &GameSpec) -> String {
-    format!("game-{:04}", spec.number)
-}
-
-/// The event's own journal: JSON Lines, each written and flushed at once (and handed
-/// to the standby stream, with the file's length before it).
-struct EventJournal {
-    path: PathBuf,
-    file: fs::File,
-    standby: Option<(Arc<Hub>, u64)>,
-}
-
-impl EventJournal {
-    /// Opens the journal of an event to go on with it.
-    fn append(path: &Path, standby: Option<&Arc<Hub>>) -> Result<EventJournal, ServeError> {
-        let file = fs::File::options()
-            .append(true)
-            .open(path)
-            .map_err(io_err(path))?;
-        let len = file.metadata().map_err(io_err(path))?.len();
-        Ok(EventJournal {
-            path: path.to_path_buf(),
-            file,
-            standby: standby.map(|hub| (Arc::clone(hub), len)),
-        })
-    }
-
-    fn create(path: &Path, standby: Option<&Arc<Hub>>) -> Result<EventJournal, ServeError> {
-        let file = fs::File::options()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(io_err(path))?;
-        Ok(EventJournal {
-            path: path.to_path_buf(),
-            file,
-            standby: standby.map(|hub| (Arc::clone(hub), 0)),
-        })
-    }
-
-    fn write(&mut self, value: &serde_json::Value) -> Result<(), ServeError> {
-        let mut line = value.to_string();
-        line.push('\n');
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.flush())
-            .map_err(io_err(&self.path))?;
-        if let Some((hub, len)) = &mut self.standby {
-            hub.publish(&self.path, *len, line.as_bytes());
-            *len += line.len() as u64;
-        }
-        Ok(())
-    }
-}
-
-/// Rewrites `standings.txt` and `standings.json` (each written beside, then renamed
-/// over the old, so that a reader never sees half a file).
-fn write_standings(
-    out: &Path,
-    standings: &Standings,
-    sprt: Option<&Sprt>,
-    live: Option<&Arc<Live>>,
-) -> Result<(), ServeError> {
-    let mut json = standings.json();
-    let mut text = standings.text();
-    if let Some(sprt) = sprt {
-        json["sprt"] = sprt.json();
-        text.push('\n');
-        text.push_str(&sprt.line());
-        text.push('\n');
-    }
-    if let Some(live) = live {
-        live.standings(json.clone());
-    }
-    let json = serde_json::to_string_pretty(&json).unwrap_or_default();
-    for (name, text) in [("standings.txt", text), ("standings.json", json)] {
-        let path = out.join(name);
-        let part = out.join(format!(".{name}.part"));
-        fs::write(&part, text)
-            .and_then(|()| fs::rename(&part, &path))
-            .map_err(io_err(&path))?;
-    }
-    Ok(())
 }
