@@ -341,6 +341,44 @@ struct Side {
     moves_in_period: u32,
 }
 
+impl Side {
+    /// Credits `n` moves made in time: each move's increment, and the next period's
+    /// time when a moves period is complete (the last period repeats). A period at a
+    /// time, so that many moves cost no more than one.
+    fn credit_moves(&mut self, periods: &[Period], mut n: u32) {
+        while n > 0 {
+            match periods[self.period] {
+                Period::Moves {
+                    moves, increment, ..
+                } => {
+                    // The moves up to the period's end, at most: its last move adds the
+                    // next period's time.
+                    let k = n.min(moves.saturating_sub(self.moves_in_period).max(1));
+                    self.remaining = self.remaining.saturating_add(increment.saturating_mul(k));
+                    self.moves_in_period += k;
+                    n -= k;
+                    if self.moves_in_period >= moves {
+                        self.period = (self.period + 1).min(periods.len() - 1);
+                        self.moves_in_period = 0;
+                        let next = match periods[self.period] {
+                            Period::Moves { time, .. } | Period::SuddenDeath { time, .. } => time,
+                            Period::Hourglass { .. } | Period::Unknown | Period::Untimed => {
+                                Duration::ZERO
+                            }
+                        };
+                        self.remaining = self.remaining.saturating_add(next);
+                    }
+                }
+                Period::SuddenDeath { increment, .. } => {
+                    self.remaining = self.remaining.saturating_add(increment.saturating_mul(n));
+                    n = 0;
+                }
+                Period::Hourglass { .. } | Period::Unknown | Period::Untimed => n = 0,
+            }
+        }
+    }
+}
+
 /// The two clocks of a game under one time control, indexed by [`Color`].
 ///
 /// Each side starts with the time of the first period (with an hourglass, half of
@@ -430,30 +468,7 @@ impl Clocks {
         let remaining = if flagged {
             side.remaining
         } else {
-            match periods[side.period] {
-                Period::Moves {
-                    moves, increment, ..
-                } => {
-                    side.remaining = side.remaining.saturating_add(increment);
-                    side.moves_in_period += 1;
-                    if side.moves_in_period >= moves {
-                        side.period = (side.period + 1).min(periods.len() - 1);
-                        side.moves_in_period = 0;
-                        let next = match periods[side.period] {
-                            Period::Moves { time, .. } | Period::SuddenDeath { time, .. } => time,
-                            // The parser allows these only as the sole period.
-                            Period::Hourglass { .. } | Period::Unknown | Period::Untimed => {
-                                Duration::ZERO
-                            }
-                        };
-                        side.remaining = side.remaining.saturating_add(next);
-                    }
-                }
-                Period::SuddenDeath { increment, .. } => {
-                    side.remaining = side.remaining.saturating_add(increment);
-                }
-                Period::Hourglass { .. } | Period::Unknown | Period::Untimed => {}
-            }
+            side.credit_moves(periods, 1);
             side.remaining
         };
         if matches!(periods[0], Period::Hourglass { .. }) {
@@ -516,7 +531,7 @@ impl Clocks {
     /// As `n` moves charged with no time ([`Clocks::charge`] with zero), a period at a
     /// time rather than a move at a time: the client rebuilds the clocks every move, and
     /// a game's rebuilds would otherwise cost the square of its length.
-    fn charge_free_moves(&mut self, color: Color, mut n: u32) {
+    fn charge_free_moves(&mut self, color: Color, n: u32) {
         let timed = self.time_control.is_timed();
         let periods = &self.time_control.periods;
         let side = &mut self.sides[color];
@@ -524,36 +539,7 @@ impl Clocks {
         if !timed {
             return;
         }
-        while n > 0 {
-            match periods[side.period] {
-                Period::Moves {
-                    moves, increment, ..
-                } => {
-                    // The moves up to the period's end, at most: its last move adds the
-                    // next period's time.
-                    let k = n.min(moves.saturating_sub(side.moves_in_period).max(1));
-                    side.remaining = side.remaining.saturating_add(increment.saturating_mul(k));
-                    side.moves_in_period += k;
-                    n -= k;
-                    if side.moves_in_period >= moves {
-                        side.period = (side.period + 1).min(periods.len() - 1);
-                        side.moves_in_period = 0;
-                        let next = match periods[side.period] {
-                            Period::Moves { time, .. } | Period::SuddenDeath { time, .. } => time,
-                            Period::Hourglass { .. } | Period::Unknown | Period::Untimed => {
-                                Duration::ZERO
-                            }
-                        };
-                        side.remaining = side.remaining.saturating_add(next);
-                    }
-                }
-                Period::SuddenDeath { increment, .. } => {
-                    side.remaining = side.remaining.saturating_add(increment.saturating_mul(n));
-                    n = 0;
-                }
-                Period::Hourglass { .. } | Period::Unknown | Period::Untimed => n = 0,
-            }
-        }
+        side.credit_moves(periods, n);
     }
 
     /// The increment `color` gets after its next move.
