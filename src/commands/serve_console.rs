@@ -50,13 +50,12 @@ pub(crate) fn line(text: &str, requests: &Requests, selected: Option<u32>) {
         return;
     }
     match text.parse::<ConsoleCommand>() {
-        Ok(ConsoleCommand::Game(number, command)) => requests.game(number.or(selected), command),
-        Ok(command) => act(command, requests),
+        Ok(command) => act(command, requests, selected),
         Err(e) => println!("argus serve: {e}"),
     }
 }
 
-fn act(command: ConsoleCommand, requests: &Requests) {
+fn act(command: ConsoleCommand, requests: &Requests, selected: Option<u32>) {
     match command {
         ConsoleCommand::Status => requests.status(),
         ConsoleCommand::Stop => {
@@ -78,6 +77,6 @@ fn act(command: ConsoleCommand, requests: &Requests) {
                 println!("{line}");
             }
         }
-        ConsoleCommand::Game(number, command) => requests.game(number, command),
+        ConsoleCommand::Game(number, command) => requests.game(number.or(selected), command),
     }
 }

@@ -126,6 +126,18 @@ fn side(color: Color) -> &'static str {
     }
 }
 
+impl GameView {
+    /// Brings the clocks to `now`: the running clock loses the time since `at_ms`.
+    fn clocks_as_of(&mut self, now: u64) {
+        if let Some(side) = self.running {
+            let i = usize::from(side == "b");
+            let gone = now.saturating_sub(self.at_ms);
+            self.clocks_ms[i] = self.clocks_ms[i].map(|c| c.saturating_sub(gone));
+        }
+        self.at_ms = now;
+    }
+}
+
 impl Live {
     /// An empty model.
     pub fn new() -> Live {
@@ -255,13 +267,11 @@ impl Live {
                 let Some(game) = state.games.get_mut(&number) else {
                     return;
                 };
-                let Some(side) = game.running.take() else {
+                let Some(side) = game.running else {
                     return;
                 };
-                let i = usize::from(side == "b");
-                let gone = now.saturating_sub(game.at_ms);
-                game.clocks_ms[i] = game.clocks_ms[i].map(|c| c.saturating_sub(gone));
-                game.at_ms = now;
+                game.clocks_as_of(now);
+                game.running = None;
                 let json = clocks_json(number, game);
                 state.paused.insert(number, side);
                 publish(&mut state, json);
@@ -278,21 +288,15 @@ impl Live {
                 let json = clocks_json(number, game);
                 publish(&mut state, json);
             }
-            // The supervisor gave or took time: the running clock keeps its start.
+            // The supervisor gave or took time: the clocks as of now, as the event's
+            // receivers count from its arrival.
             Notice::ClockChanged {
                 color, delta_ms, ..
             } => {
                 let Some(game) = state.games.get_mut(&number) else {
                     return;
                 };
-                // As of now, as the event's receivers count from its arrival.
-                let now = now_ms();
-                if let Some(side) = game.running {
-                    let j = usize::from(side == "b");
-                    let gone = now.saturating_sub(game.at_ms);
-                    game.clocks_ms[j] = game.clocks_ms[j].map(|c| c.saturating_sub(gone));
-                }
-                game.at_ms = now;
+                game.clocks_as_of(now_ms());
                 let i = usize::from(*color == Color::Black);
                 game.clocks_ms[i] = game.clocks_ms[i].map(|c| c.saturating_add_signed(*delta_ms));
                 let json = clocks_json(number, game);
