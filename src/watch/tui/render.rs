@@ -66,16 +66,9 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
     );
 }
 
-/// A clock: `H:MM:SS.t`.
+/// A clock: `H:MM:SS.t`, as the PGN's `[%clk]`.
 pub fn clock(ms: u64) -> String {
-    let tenths = ms / 100;
-    let (seconds, tenth) = (tenths / 10, tenths % 10);
-    format!(
-        "{}:{:02}:{:02}.{tenth}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
+    crate::core::pgn::format_clk(std::time::Duration::from_millis(ms))
 }
 
 /// A game's clocks as of `now_ms`: the running one counted down since the model read
