@@ -50,7 +50,7 @@ pub(super) use thread::Output;
 mod poll {
     use std::collections::VecDeque;
     use std::io::{self, Read};
-    use std::os::fd::AsRawFd as _;
+    use std::os::fd::AsRawFd;
 
     use super::*;
 
@@ -67,6 +67,17 @@ mod poll {
 
     impl Output {
         pub(in crate::client) fn new(stdout: ChildStdout, pid: u32) -> io::Result<Output> {
+            // Non-blocking, so that a caller whose own `poll` found it readable reads
+            // once and never waits ([`Output::fill`]); the waits here poll first.
+            let fd = stdout.as_raw_fd();
+            // SAFETY: fcntl on an open descriptor this value owns, with integer flags.
+            let set = unsafe {
+                let flags = libc::fcntl(fd, libc::F_GETFL);
+                flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+            };
+            if !set {
+                return Err(io::Error::last_os_error());
+            }
             Ok(Output {
                 stdout: Some(stdout),
                 partial: Vec::new(),
@@ -134,6 +145,28 @@ mod poll {
             }
         }
 
+        /// Reads once what the engine wrote, without waiting: for a caller whose own
+        /// `poll` found the output readable ([`Output::fd`]). Its lines are then taken
+        /// with [`Output::pop`].
+        pub(in crate::client) fn fill(&mut self) {
+            self.read();
+        }
+
+        /// The next line read and not yet taken.
+        pub(in crate::client) fn pop(&mut self) -> Option<String> {
+            self.lines.pop_front()
+        }
+
+        /// Whether the output ended (every line read may not have been taken yet).
+        pub(in crate::client) fn ended(&self) -> bool {
+            self.stdout.is_none()
+        }
+
+        /// The descriptor to `poll` for the engine's output, until it ends.
+        pub(in crate::client) fn fd(&self) -> Option<std::os::fd::RawFd> {
+            self.stdout.as_ref().map(AsRawFd::as_raw_fd)
+        }
+
         /// Reads what the engine wrote (poll said there is something, or its end).
         fn read(&mut self) {
             let Some(stdout) = self.stdout.as_mut() else {
@@ -143,7 +176,11 @@ mod poll {
             match stdout.read(&mut buf) {
                 Ok(0) => self.end(),
                 Ok(n) => self.split(&buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                    ) => {}
                 Err(e) => {
                     log::warn!("engine {}: reading its output: {e}", self.pid);
                     self.end();

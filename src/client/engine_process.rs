@@ -258,6 +258,39 @@ impl EngineProcess {
         }
     }
 
+    /// The next line the engine wrote, without waiting: when `read` (a `poll` of
+    /// [`EngineProcess::output_fd`] found it readable) what it wrote is read first, once.
+    /// `None` when no line is there yet.
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::recv`], when the engine closed its output and every line it
+    /// wrote was taken.
+    #[cfg(unix)]
+    pub fn try_recv(&mut self, read: bool) -> Result<Option<String>, EngineError> {
+        self.release()?;
+        if let Some(line) = self.output.pop() {
+            return Ok(Some(line));
+        }
+        if read {
+            self.output.fill();
+            if let Some(line) = self.output.pop() {
+                return Ok(Some(line));
+            }
+        }
+        if self.output.ended() {
+            return Err(self.gone());
+        }
+        Ok(None)
+    }
+
+    /// The descriptor a caller `poll`s for the engine's output (then
+    /// [`EngineProcess::try_recv`]); `None` once the output ended.
+    #[cfg(unix)]
+    pub fn output_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.output.fd()
+    }
+
     /// Returns the first line for which `pred` holds, skipping (and discarding) the
     /// lines before it, waiting until `deadline` at most.
     ///

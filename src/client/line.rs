@@ -111,7 +111,7 @@ pub(super) struct NoiseReports {
 
 /// The client's end of the line: what it writes, and the checksum extension.
 pub(super) struct Link<'a> {
-    pub(super) writer: &'a mut (dyn Write + Send),
+    pub(super) writer: Box<dyn Write + Send>,
     pub(super) opts: &'a ClientOptions,
     pub(super) framing: Framing,
     pub(super) events: Receiver<PortEvent>,
@@ -160,7 +160,7 @@ impl Link<'_> {
 
     /// Writes a line as it is (a reply sent again).
     pub(super) fn write(&mut self, line: &str) -> Result<(), ClientError> {
-        write_line(self.writer, line, self.opts.eol).map_err(|e| self.io_err(e))
+        write_line(self.writer.as_mut(), line, self.opts.eol).map_err(|e| self.io_err(e))
     }
 
     pub(super) fn sign_on(&mut self, name: &str) -> Result<(), ClientError> {

@@ -17,6 +17,8 @@ mod game;
 pub mod human;
 mod line;
 pub mod random;
+#[cfg(unix)]
+pub mod session;
 pub mod stop;
 pub mod uci;
 pub mod xboard;
@@ -170,6 +172,56 @@ pub trait Engine: Send {
     ///
     /// Returns [`EngineError`] when the engine cannot answer.
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError>;
+    /// Whether the engine can think without holding its caller: [`Engine::begin_think`]
+    /// starts a turn and [`Engine::poll_think`] takes its answer once it is there, so
+    /// that one thread can drive both engines of a game and its referee
+    /// (`argus serve`'s local games, on Unix). Engines that cannot are called with
+    /// [`Engine::think`] on a thread of their own.
+    fn pollable(&self) -> bool {
+        false
+    }
+    /// A new game begins, without waiting for the engine to be ready where it can: a
+    /// pollable engine's next turn waits for that (UCI: `ucinewgame` and `isready` are
+    /// sent, and `position` and `go` follow its `readyok`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::new_game`].
+    fn begin_new_game(&mut self) -> Result<(), EngineError> {
+        self.new_game()
+    }
+    /// Starts deciding on this turn (a pollable engine; see [`Engine::pollable`]).
+    ///
+    /// # Errors
+    ///
+    /// Returns [`EngineError`] when the engine cannot be asked.
+    fn begin_think(&mut self, _turn: &Turn<'_>) -> Result<(), EngineError> {
+        Err(EngineError::Failed(format!(
+            "{} cannot think without waiting",
+            self.name()
+        )))
+    }
+    /// The decision on the turn begun by [`Engine::begin_think`] (the same `turn`), once
+    /// it is there, without waiting: `None` while the engine thinks. `readable` says
+    /// whether its output has something to read (a `poll` of [`Engine::output_fd`]).
+    /// It is called again at [`Engine::wake_at`] at the latest, for its deadlines.
+    fn poll_think(
+        &mut self,
+        _turn: &Turn<'_>,
+        _readable: bool,
+    ) -> Option<Result<Decision, EngineError>> {
+        Some(Err(EngineError::Failed("no turn was begun".into())))
+    }
+    /// When [`Engine::poll_think`] must be called even if the engine says nothing (the
+    /// end of a think of a fixed length, a deadline).
+    fn wake_at(&self) -> Option<Instant> {
+        None
+    }
+    /// The descriptor whose readability means the engine said something (its output).
+    #[cfg(unix)]
+    fn output_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
     /// Starts the engine afresh after a failure.
     ///
     /// # Errors
@@ -342,7 +394,7 @@ pub fn run_until(
     opts: &ClientOptions,
     stop: &Stop,
 ) -> Result<ClientSummary, ClientError> {
-    let (events, mut writer, port) = match line.into() {
+    let (events, writer, port) = match line.into() {
         ClientLine::Bytes(Duplex { reader, writer }) => {
             let port = PortReader::spawn(reader).map_err(|source| ClientError::Io {
                 address: opts.address.clone(),
@@ -357,7 +409,7 @@ pub fn run_until(
     let mut driver = Driver {
         engine,
         link: Link {
-            writer: writer.as_mut(),
+            writer,
             opts,
             framing: Framing::new(opts.checksum),
             events,
@@ -375,6 +427,8 @@ pub fn run_until(
         pending: VecDeque::new(),
         failure: None,
         direct: port.is_none(),
+        local: false,
+        thinking: None,
     };
     let outcome = driver.session();
     if let Err(ClientError::Interrupted) = &outcome {
@@ -434,6 +488,20 @@ struct Driver<'a> {
     failure: Option<ClientError>,
     /// The line is in-process: engine calls run on the driver's thread.
     direct: bool,
+    /// The driver runs on its referee's thread ([`session::LocalSession`]): a pollable
+    /// engine's turns are begun and polled, never waited for.
+    local: bool,
+    /// The respond a pollable engine thinks on, begun and not yet answered.
+    thinking: Option<Thinking>,
+}
+
+/// A respond being thought on (by a pollable engine, [`Engine::begin_think`]).
+struct Thinking {
+    rec: Record,
+    /// When it arrived.
+    arrived: Instant,
+    clocks: Option<TurnClocks>,
+    draw_offered: bool,
 }
 
 impl Driver<'_> {
@@ -655,7 +723,12 @@ impl Driver<'_> {
                 state.first_ply = ply(&state.pos);
                 self.state = state;
                 self.answered = None;
-                if let Err(e) = self.engine_call(|engine, _| engine.new_game()) {
+                let ready = if self.local {
+                    self.engine.begin_new_game()
+                } else {
+                    self.engine_call(|engine, _| engine.new_game())
+                };
+                if let Err(e) = ready {
                     return self.recover(&e);
                 }
             }
@@ -679,9 +752,7 @@ impl Driver<'_> {
                 if let Err(why) = self.state.follow(rec) {
                     return self.unreconciled(&why);
                 }
-                let next = self.respond(rec)?;
-                self.state.own_used += arrived.elapsed();
-                return Ok(next);
+                return self.respond(rec, arrived);
             }
             Some("conclude") => {
                 self.summary.games += 1;
@@ -764,10 +835,31 @@ impl Driver<'_> {
         Ok(Next::Continue)
     }
 
-    /// Answers a respond.
-    fn respond(&mut self, rec: &Record) -> Result<Next, ClientError> {
+    /// Answers a respond that arrived at `arrived`; a pollable engine on the
+    /// referee's thread only begins its turn here ([`Driver::thought`] answers).
+    fn respond(&mut self, rec: &Record, arrived: Instant) -> Result<Next, ClientError> {
         let clocks = self.state.clocks(rec);
         let draw_offered = rec.has("draw_offer");
+        if self.local && self.engine.pollable() {
+            let state = &self.state;
+            let turn = Turn {
+                position: &state.pos,
+                start: &state.start,
+                moves: &state.moves,
+                clocks: clocks.clone(),
+                draw_offered,
+            };
+            if let Err(e) = self.engine.begin_think(&turn) {
+                return self.recover(&e);
+            }
+            self.thinking = Some(Thinking {
+                rec: rec.clone(),
+                arrived,
+                clocks,
+                draw_offered,
+            });
+            return Ok(Next::Continue);
+        }
         let thought = self.engine_call(move |engine, state| {
             engine.think(&Turn {
                 position: &state.pos,
@@ -777,6 +869,28 @@ impl Driver<'_> {
                 draw_offered,
             })
         });
+        self.thought(rec, arrived, thought)
+    }
+
+    /// Answers the respond `rec` (which arrived at `arrived`) with what the engine
+    /// thought.
+    fn thought(
+        &mut self,
+        rec: &Record,
+        arrived: Instant,
+        thought: Result<Decision, EngineError>,
+    ) -> Result<Next, ClientError> {
+        let next = self.reply(rec, thought);
+        self.state.own_used += arrived.elapsed();
+        next
+    }
+
+    /// Sends the reply to `rec`.
+    fn reply(
+        &mut self,
+        rec: &Record,
+        thought: Result<Decision, EngineError>,
+    ) -> Result<Next, ClientError> {
         if self.stop.is_set() {
             return Ok(Next::Leave);
         }

@@ -1,7 +1,7 @@
 //! The built-in random mover: a legal move chosen by a seeded generator, after an
 //! optional pause. It exercises the whole protocol without an engine installed.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use shakmaty::Position;
 
@@ -12,6 +12,8 @@ pub struct RandomEngine {
     rng: fastrand::Rng,
     think: Duration,
     stop: Option<Stop>,
+    /// When the turn begun by [`Engine::begin_think`] is over.
+    due: Option<Instant>,
 }
 
 impl RandomEngine {
@@ -21,6 +23,7 @@ impl RandomEngine {
             rng: fastrand::Rng::with_seed(seed),
             think,
             stop: None,
+            due: None,
         }
     }
 }
@@ -38,6 +41,42 @@ impl Engine for RandomEngine {
                 None => std::thread::sleep(self.think),
             }
         }
+        self.pick(turn)
+    }
+
+    fn pollable(&self) -> bool {
+        true
+    }
+
+    fn begin_think(&mut self, _turn: &Turn<'_>) -> Result<(), EngineError> {
+        self.due = Some(Instant::now() + self.think);
+        Ok(())
+    }
+
+    fn poll_think(
+        &mut self,
+        turn: &Turn<'_>,
+        _readable: bool,
+    ) -> Option<Result<Decision, EngineError>> {
+        if self.due.is_some_and(|due| Instant::now() < due) {
+            return None;
+        }
+        self.due = None;
+        Some(self.pick(turn))
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        self.due
+    }
+
+    fn watch(&mut self, stop: &Stop) {
+        self.stop = Some(stop.clone());
+    }
+}
+
+impl RandomEngine {
+    /// A legal move, at random.
+    fn pick(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
         let moves = turn.position.legal_moves();
         if moves.is_empty() {
             return Err(EngineError::Failed("no legal move to play".into()));
@@ -49,9 +88,5 @@ impl Engine for RandomEngine {
             claim_draw: false,
             analysis: Vec::new(),
         })
-    }
-
-    fn watch(&mut self, stop: &Stop) {
-        self.stop = Some(stop.clone());
     }
 }

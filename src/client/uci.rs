@@ -82,6 +82,24 @@ pub struct UciEngine {
     stop: Option<Stop>,
     /// The last `position` command.
     position: PositionCommand,
+    /// The turn under way.
+    thinking: Option<Thinking>,
+    /// Sent `isready` ([`Engine::begin_new_game`]) and not yet heard `readyok`.
+    unready: bool,
+}
+
+/// A turn under way: what the engine said of its search, and its deadline.
+#[derive(Debug)]
+struct Thinking {
+    search: Search,
+    /// How long `bestmove` may take after `go`.
+    allowance: Duration,
+    /// When the engine is sent `stop` (or, once it was, given up).
+    deadline: Instant,
+    /// Whether `stop` was sent.
+    stopped: bool,
+    /// `position` and `go`, held until the engine's `readyok`.
+    held: Option<[String; 2]>,
 }
 
 impl UciEngine {
@@ -122,6 +140,8 @@ impl UciEngine {
             name: command.to_string(),
             stop: None,
             position: PositionCommand::default(),
+            thinking: None,
+            unready: false,
         };
         engine.launch()?;
         Ok(engine)
@@ -177,6 +197,97 @@ impl UciEngine {
             }
             (None, None) => DEFAULT_MOVETIME.saturating_add(t.movetime_margin),
         }
+    }
+}
+
+impl UciEngine {
+    /// Takes one line of the engine's during a turn: the decision once it is its
+    /// `bestmove`.
+    fn take_line(&mut self, turn: &Turn<'_>, line: &str) -> Option<Result<Decision, EngineError>> {
+        let thinking = self.thinking.as_mut()?;
+        let mut words = line.split_whitespace();
+        let first = words.next();
+        if let Some(held) = &thinking.held {
+            if first == Some("readyok") {
+                let [position, go] = held;
+                let sent = match self.process.as_mut() {
+                    Some(process) => process.send_all(&[position, go]),
+                    None => Err(EngineError::Failed(format!(
+                        "{} is not running",
+                        self.command
+                    ))),
+                };
+                self.unready = false;
+                thinking.held = None;
+                thinking.deadline = deadline_after(thinking.allowance);
+                if let Err(e) = sent {
+                    self.thinking = None;
+                    return Some(Err(e));
+                }
+            }
+            return None;
+        }
+        match first {
+            Some("bestmove") => {
+                let best = words.next().unwrap_or("");
+                let search = self.thinking.take().map(|t| t.search).unwrap_or_default();
+                let mv = best
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|uci| uci.to_move(turn.position).ok());
+                Some(match mv {
+                    Some(mv) => Ok(Decision::Move {
+                        mv,
+                        offer_draw: false,
+                        claim_draw: false,
+                        analysis: search.analysis(turn.position, mv),
+                    }),
+                    None => Err(EngineError::Failed(format!(
+                        "bestmove {best:?} is not a legal move"
+                    ))),
+                })
+            }
+            Some("info") => {
+                thinking.search.update(line);
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// The turn's deadline passed: the engine is sent `stop`, and given up once its
+    /// grace after `stop` passed too.
+    fn past_deadline(&mut self) -> Option<Result<Decision, EngineError>> {
+        let stop_grace = self.timeouts.stop_grace;
+        let command = self.command.clone();
+        let thinking = self.thinking.as_mut()?;
+        if thinking.held.is_some() {
+            self.thinking = None;
+            return Some(Err(EngineError::Failed(format!(
+                "{command} did not answer isready within {:.1} s",
+                self.timeouts.handshake.as_secs_f64()
+            ))));
+        }
+        if thinking.stopped {
+            let allowance = thinking.allowance;
+            self.thinking = None;
+            return Some(Err(EngineError::Failed(format!(
+                "{command} gave no bestmove within {:.1} s, nor {:.1} s after stop",
+                allowance.as_secs_f64(),
+                stop_grace.as_secs_f64()
+            ))));
+        }
+        log::warn!(
+            "{command} did not answer within {:.1} s; sending stop",
+            thinking.allowance.as_secs_f64()
+        );
+        thinking.stopped = true;
+        thinking.deadline = deadline_after(stop_grace);
+        if let Err(e) = self.process().and_then(|p| p.send("stop")) {
+            self.thinking = None;
+            return Some(Err(e));
+        }
+        None
     }
 }
 
@@ -241,6 +352,42 @@ impl Engine for UciEngine {
     }
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
+        self.begin_think(turn)?;
+        loop {
+            let deadline = self
+                .thinking
+                .as_ref()
+                .map_or_else(Instant::now, |t| t.deadline);
+            match self.process()?.recv(deadline) {
+                Ok(line) => {
+                    if let Some(answer) = self.take_line(turn, &line) {
+                        return answer;
+                    }
+                }
+                Err(_) if Instant::now() >= deadline => {
+                    if let Some(answer) = self.past_deadline() {
+                        return answer;
+                    }
+                }
+                Err(e) => {
+                    self.thinking = None;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn pollable(&self) -> bool {
+        cfg!(unix)
+    }
+
+    fn begin_new_game(&mut self) -> Result<(), EngineError> {
+        self.process()?.send_all(&["ucinewgame", "isready"])?;
+        self.unready = true;
+        Ok(())
+    }
+
+    fn begin_think(&mut self, turn: &Turn<'_>) -> Result<(), EngineError> {
         if turn.position.legal_moves().is_empty() {
             return Err(EngineError::Failed("no legal move to play".to_string()));
         }
@@ -250,57 +397,88 @@ impl Engine for UciEngine {
         let position = self.position.build(turn).to_string();
         let go = go_command(self.limit, turn.clocks.as_ref());
         let allowance = self.search_allowance(turn);
-        let stop_grace = self.timeouts.stop_grace;
-        let process = self.process()?;
-        process.send_all(&[&position, &go])?;
-
-        let mut search = Search::default();
-        let mut deadline = deadline_after(allowance);
-        let mut stopped = false;
-        let best = loop {
-            match process.recv(deadline) {
-                Ok(line) => {
-                    let mut words = line.split_whitespace();
-                    match words.next() {
-                        Some("bestmove") => break words.next().unwrap_or("").to_string(),
-                        Some("info") => search.update(&line),
-                        _ => {}
-                    }
-                }
-                Err(e) if !stopped && Instant::now() >= deadline => {
-                    log::warn!("{e}; sending stop");
-                    process.send("stop")?;
-                    stopped = true;
-                    deadline = deadline_after(stop_grace);
-                }
-                Err(_) if stopped && Instant::now() >= deadline => {
-                    return Err(EngineError::Failed(format!(
-                        "{} gave no bestmove within {:.1} s, nor {:.1} s after stop",
-                        process.command(),
-                        allowance.as_secs_f64(),
-                        stop_grace.as_secs_f64()
-                    )));
-                }
-                Err(e) => return Err(e),
-            }
+        let mut thinking = Thinking {
+            search: Search::default(),
+            allowance,
+            deadline: deadline_after(allowance),
+            stopped: false,
+            held: None,
         };
-        let mv = best
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|uci| uci.to_move(turn.position).ok())
-            .ok_or_else(|| EngineError::Failed(format!("bestmove {best:?} is not a legal move")))?;
-        Ok(Decision::Move {
-            mv,
-            offer_draw: false,
-            claim_draw: false,
-            analysis: search.analysis(turn.position, mv),
-        })
+        #[cfg(unix)]
+        if self.unready {
+            // The readyok may be there already.
+            while self.unready
+                && let Some(line) = self.process()?.try_recv(true)?
+            {
+                self.unready = line.trim() != "readyok";
+            }
+        }
+        if self.unready {
+            // `position` and `go` follow the engine's readyok.
+            thinking.deadline = deadline_after(self.timeouts.handshake);
+            thinking.held = Some([position, go]);
+        } else {
+            self.process()?.send_all(&[&position, &go])?;
+        }
+        self.thinking = Some(thinking);
+        Ok(())
+    }
+
+    fn poll_think(
+        &mut self,
+        turn: &Turn<'_>,
+        readable: bool,
+    ) -> Option<Result<Decision, EngineError>> {
+        #[cfg(unix)]
+        {
+            let mut read = readable;
+            loop {
+                let line = match self
+                    .process()
+                    .and_then(|p| p.try_recv(std::mem::take(&mut read)))
+                {
+                    Ok(Some(line)) => line,
+                    Ok(None) => break,
+                    Err(e) => {
+                        self.thinking = None;
+                        return Some(Err(e));
+                    }
+                };
+                if let Some(answer) = self.take_line(turn, &line) {
+                    return Some(answer);
+                }
+            }
+            if self
+                .thinking
+                .as_ref()
+                .is_some_and(|t| Instant::now() >= t.deadline)
+            {
+                return self.past_deadline();
+            }
+            None
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = readable;
+            Some(self.think(turn))
+        }
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        self.thinking.as_ref().map(|t| t.deadline)
+    }
+
+    #[cfg(unix)]
+    fn output_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.process.as_ref().and_then(EngineProcess::output_fd)
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {
         if let Some(mut process) = self.process.take() {
             process.kill();
         }
+        self.thinking = None;
+        self.unready = false;
         self.launch()?;
         self.new_game()
     }

@@ -78,6 +78,22 @@ impl From<Eol> for RunOptions {
     }
 }
 
+/// Players that run on the mediator's own thread (`argus serve`'s local engines, on
+/// Unix): between inputs the mediator lets them act, and it waits for them and for its
+/// own deadline at once, so that a ply wakes one thread. Their lines are direct lines
+/// ([`crate::transport::memory::direct_pair`]) like any local engine's.
+pub trait Local {
+    /// Acts on what is there (the lines the referee sent them, what their engines
+    /// said), without waiting. Returns whether anything was done.
+    fn pump(&mut self) -> bool;
+    /// Waits until one of them may have something to do, or until `until`.
+    fn wait(&mut self, until: Instant);
+}
+
+/// How long the mediator of [`Local`] players waits at most before it looks at its
+/// control channel (the supervisor's commands, a stop).
+pub const LOCAL_TICK: Duration = Duration::from_millis(20);
+
 /// How a session ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -336,12 +352,31 @@ pub fn settle(
 /// Returns [`MediatorError`] when the journal or the PGN file cannot be written, or a
 /// thread cannot be started.
 pub fn run(
+    referee: Referee,
+    lines: [Line; 2],
+    options: impl Into<RunOptions>,
+    records: &mut Records,
+    watcher: &mut dyn Watcher,
+    control: Receiver<Control>,
+) -> Result<Outcome, MediatorError> {
+    run_with(referee, lines, options, records, watcher, control, None)
+}
+
+/// As [`run`], with `local` players on the mediator's thread: the mediator then waits
+/// in their [`Local::wait`] (at most [`LOCAL_TICK`] at a time, to look at `control`)
+/// instead of on its channels alone.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn run_with(
     mut referee: Referee,
     lines: [Line; 2],
     options: impl Into<RunOptions>,
     records: &mut Records,
     watcher: &mut dyn Watcher,
     control: Receiver<Control>,
+    mut local: Option<&mut dyn Local>,
 ) -> Result<Outcome, MediatorError> {
     let mut control = control;
     let options = options.into();
@@ -485,6 +520,86 @@ pub fn run(
     };
 
     while !over {
+        if let Some(local) = local.as_deref_mut() {
+            // Everything that is there, in turn: the lines' events, the supervisor,
+            // then the local players (whose lines become events), until all is quiet.
+            loop {
+                let mut busy = false;
+                while !over && let Ok(ev) = events.try_recv() {
+                    busy = true;
+                    if let LinkEvent::Overlong { at, len } = ev.event {
+                        records.journal.write(&Event::Overlong {
+                            t: micros(stamp(at)),
+                            port: ev.port,
+                            len,
+                        })?;
+                        continue;
+                    }
+                    if let Some((input, extra)) = handle_event(ev) {
+                        feed(
+                            &mut referee,
+                            input,
+                            extra,
+                            records,
+                            &mut tally,
+                            &mut over,
+                            &mut stopped,
+                        )?;
+                    }
+                }
+                match control.try_recv() {
+                    _ if over => {}
+                    Ok(message) => {
+                        busy = true;
+                        let now = stamp(Instant::now());
+                        if let Some(input) = control_input(Some(message), now, &mut quit) {
+                            feed(
+                                &mut referee,
+                                input,
+                                None,
+                                records,
+                                &mut tally,
+                                &mut over,
+                                &mut stopped,
+                            )?;
+                        }
+                    }
+                    Err(crossbeam_channel::TryRecvError::Disconnected) => control = never(),
+                    Err(crossbeam_channel::TryRecvError::Empty) => {}
+                }
+                if over {
+                    break;
+                }
+                busy |= local.pump();
+                if !busy {
+                    break;
+                }
+            }
+            if over {
+                break;
+            }
+            let now = Instant::now();
+            match referee.poll_timeout() {
+                Some(due) if due <= stamp(now) => {
+                    feed(
+                        &mut referee,
+                        Input::Timeout { at: stamp(now) },
+                        None,
+                        records,
+                        &mut tally,
+                        &mut over,
+                        &mut stopped,
+                    )?;
+                }
+                due => {
+                    let timer = due
+                        .and_then(|due| epoch.checked_add(due.saturating_sub(origin)))
+                        .unwrap_or(now + LOCAL_TICK);
+                    local.wait(timer.min(now + LOCAL_TICK));
+                }
+            }
+            continue;
+        }
         let timer = match referee.poll_timeout() {
             Some(due) => epoch
                 .checked_add(due.saturating_sub(origin))
@@ -505,17 +620,10 @@ pub fn run(
             }
             recv(control) -> message => {
                 let now = stamp(Instant::now());
-                let input = match message {
-                    Ok(Control::Stop) => Input::Stop { at: now },
-                    Ok(Control::Command(command)) => {
-                        quit |= command == Command::Quit;
-                        Input::Supervisor { at: now, command }
-                    }
-                    Err(_) => {
-                        // Nobody can send any more (the console's input closed).
-                        control = never();
-                        continue;
-                    }
+                let Some(input) = control_input(message.ok(), now, &mut quit) else {
+                    // Nobody can send any more (the console's input closed).
+                    control = never();
+                    continue;
                 };
                 feed(&mut referee, input, None, records, &mut tally, &mut over, &mut stopped)?;
             }
@@ -550,5 +658,17 @@ pub fn run(
         tally,
         over: !stopped,
         quit,
+    })
+}
+
+/// The referee's input for a message of the control channel (`None`: the channel
+/// closed); a `quit` is noted in `quit`.
+fn control_input(message: Option<Control>, now: Duration, quit: &mut bool) -> Option<Input> {
+    Some(match message? {
+        Control::Stop => Input::Stop { at: now },
+        Control::Command(command) => {
+            *quit |= command == Command::Quit;
+            Input::Supervisor { at: now, command }
+        }
     })
 }

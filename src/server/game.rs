@@ -255,6 +255,70 @@ pub(super) fn play(
             .then(|| Adjudicator::new(cfg.adjudication.clone())),
         control: control_tx,
     };
+    // Two engines that can be polled play on this thread, beside the referee.
+    #[cfg(unix)]
+    if sides
+        .iter()
+        .all(|side| matches!(side, Side::Local(engine, _) if engine.pollable()))
+    {
+        let mut locals: Vec<(Box<dyn Engine>, ClientOptions)> = sides
+            .into_iter()
+            .filter_map(|side| match side {
+                Side::Local(engine, opts) => Some((engine, opts)),
+                Side::Remote(..) => None,
+            })
+            .collect();
+        let mut lines = Vec::with_capacity(2);
+        let mut sessions = Vec::with_capacity(2);
+        for (i, (engine, opts)) in locals.iter_mut().enumerate() {
+            let (referee_end, client_end) = memory::direct_pair();
+            lines.push(Line {
+                label: config.port_labels[i].clone(),
+                wire: Wire::Direct(referee_end),
+                reopen: None,
+            });
+            sessions.push(crate::client::session::LocalSession::new(
+                client_end,
+                &mut **engine,
+                opts,
+                &client_stops[i],
+            ));
+        }
+        let lines: [Line; 2] = match lines.try_into() {
+            Ok(lines) => lines,
+            Err(_) => unreachable!("two lines"),
+        };
+        let mut pair = super::local::LocalPair {
+            sessions,
+            control: watcher.control.clone(),
+            names: [spec.white, spec.black].map(|i| names[i].clone()),
+            reported: [false; 2],
+        };
+        let options = mediator::RunOptions {
+            eol: Eol::Lf,
+            resume: takeover,
+        };
+        let outcome = mediator::run_with(
+            referee,
+            lines,
+            options,
+            &mut records,
+            &mut watcher,
+            control,
+            Some(&mut pair),
+        );
+        for stop in &client_stops {
+            stop.fire(StopReason::Disconnect);
+        }
+        for session in pair.sessions {
+            if let Err(e) = session.finish() {
+                log::debug!("game {}: {e}", spec.number);
+            }
+        }
+        lock(controls).remove(&spec.number);
+        outcome.map_err(|e| e.to_string())?;
+        return Ok(watcher.report);
+    }
     let outcome = std::thread::scope(|scope| {
         let mut lines = Vec::with_capacity(2);
         for (i, side) in sides.into_iter().enumerate() {

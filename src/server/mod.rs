@@ -19,6 +19,8 @@ mod entrant;
 mod files;
 mod game;
 mod listen;
+#[cfg(unix)]
+mod local;
 mod registry;
 mod resume;
 

@@ -1,0 +1,87 @@
+//! A game between two local engines that can be polled (UCI, the random mover) on
+//! Unix: both client sessions run on the game's own thread, beside its referee
+//! ([`mediator::Local`]), and the thread waits in `poll` for the engine that thinks, the
+//! deadlines and the console. A ply wakes that one thread: the engine's `bestmove` is
+//! read, judged, journaled and turned into the other engine's `go` before it sleeps
+//! again. Other games run their clients on threads of their own (`game.rs`).
+
+use std::time::Instant;
+
+use crossbeam_channel::Sender;
+use shakmaty::Color;
+
+use crate::client::session::LocalSession;
+use crate::core::game::GameResult;
+use crate::core::supervisor::Command;
+use crate::mediator::{self, Control};
+
+/// The two sessions of a local game.
+pub(super) struct LocalPair<'a> {
+    pub(super) sessions: Vec<LocalSession<'a>>,
+    /// The game's control channel: an engine that fails for good loses the game there.
+    pub(super) control: Sender<Control>,
+    /// The players' names, White's first.
+    pub(super) names: [String; 2],
+    /// Whether each session's end was dealt with.
+    pub(super) reported: [bool; 2],
+}
+
+impl mediator::Local for LocalPair<'_> {
+    fn pump(&mut self) -> bool {
+        let mut busy = false;
+        for (i, session) in self.sessions.iter_mut().enumerate() {
+            busy |= session.pump();
+            if session.is_over() && !self.reported[i] {
+                self.reported[i] = true;
+                // The engine failed and its restart too: it loses the game now, rather
+                // than on time.
+                if let Some(e) = session.engine_failure() {
+                    let loser = if i == 0 { Color::White } else { Color::Black };
+                    let _ = self.control.send(Control::Command(Command::Adjudicate {
+                        result: GameResult::loss_for(loser),
+                        reason: Some(format!(
+                            "{}'s engine failed and could not be restarted: {e}",
+                            self.names[i]
+                        )),
+                    }));
+                }
+            }
+        }
+        busy
+    }
+
+    fn wait(&mut self, until: Instant) {
+        let until = self
+            .sessions
+            .iter()
+            .filter_map(LocalSession::wake_at)
+            .fold(until, Instant::min);
+        let mut fds = Vec::with_capacity(2);
+        let mut whose = Vec::with_capacity(2);
+        for (i, session) in self.sessions.iter().enumerate() {
+            if let Some(fd) = session.wait_fd() {
+                fds.push(libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+                whose.push(i);
+            }
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        // Rounded up: a wait never ends before its deadline.
+        let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap_or(libc::c_int::MAX);
+        let Ok(count) = libc::nfds_t::try_from(fds.len()) else {
+            return;
+        };
+        // SAFETY: `fds` holds `count` valid pollfd; poll with no descriptors sleeps.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), count, ms) };
+        if n > 0 {
+            for (fd, &i) in fds.iter().zip(&whose) {
+                if fd.revents != 0 {
+                    self.sessions[i].readable();
+                }
+            }
+        }
+    }
+}
