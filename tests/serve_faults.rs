@@ -205,6 +205,67 @@ fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
     );
 }
 
+/// A local engine that crashes in its game (here on the game's own thread, both
+/// engines being UCI or random movers) reports the fault, is restarted, is
+/// resynchronised and plays the game out.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs stockfish"]
+fn a_local_engine_that_crashes_is_restarted_and_plays_its_game_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("crashed");
+    let engine = dir.path().join("crash-once.sh");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\n[ -e {m} ] && exec /usr/games/stockfish\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name crash-once'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
+            m = mark.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    let out = dir.path().join("event");
+    let cmd = format!("cmd={}", engine.display());
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Once",
+        &cmd,
+        "proto=uci",
+        "depth=1",
+        "--engine",
+        "name=Steady",
+        "--games",
+        "1",
+        "--tc",
+        "60",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}{}", text(&run.stderr));
+    assert!(stdout.contains("1 of 1 game(s) played"), "{stdout}");
+    let journal = std::fs::read_to_string(out.join("games").join("game-0001.jsonl")).unwrap();
+    assert!(
+        journal.contains("refreq fault") && journal.contains("exited"),
+        "the crash is reported to the referee"
+    );
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert!(!pgn.contains("could not be restarted"), "{pgn}");
+    assert!(
+        pgn.contains("[Termination \"normal\"]") || pgn.contains("[Termination \"time forfeit\"]"),
+        "{pgn}"
+    );
+    assert!(
+        pgn.matches('.').count() > 5,
+        "moves were played after the restart: {pgn}"
+    );
+}
+
 /// A connection that stops reading, and one that sends replies for games it is not
 /// in, hold up no other game: they lose their own games on time, and the event ends.
 #[test]

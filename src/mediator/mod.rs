@@ -430,6 +430,9 @@ pub fn run_with(
         records
             .journal
             .write_held(&extra.unwrap_or_else(|| Event::from_input(&input)))?;
+        // A drain that sends nothing reaches the disk with the next write: it only
+        // starts a clock, and every line sent later is flushed after it.
+        let drain = matches!(input, Input::Drained { .. });
         referee.handle(input);
         let mut held: Vec<(Port, String)> = Vec::new();
         let release = |records: &mut Records, held: &mut Vec<(Port, String)>| {
@@ -460,6 +463,9 @@ pub fn run_with(
                     *stopped = true;
                 }
             }
+        }
+        if drain && held.is_empty() {
+            return Ok(());
         }
         release(records, &mut held)
     };
