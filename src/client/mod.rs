@@ -496,6 +496,7 @@ struct Driver<'a> {
 }
 
 /// A respond being thought on (by a pollable engine, [`Engine::begin_think`]).
+#[cfg_attr(not(unix), allow(dead_code))]
 struct Thinking {
     rec: Record,
     /// When it arrived.
