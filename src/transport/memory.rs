@@ -10,7 +10,9 @@
 //!   end. What the client writes is split into lines as it writes them and goes
 //!   straight to the mediator's channel of events, stamped then; what the referee sends
 //!   goes straight to the client's channel. A ply then wakes one thread at each end
-//!   instead of three.
+//!   instead of three; when the client runs on the referee's own thread (a game of
+//!   two pollable engines, `client::session`), it takes its lines from that channel
+//!   itself, and a ply wakes one thread in all.
 
 use std::io::{self, Read, Write};
 use std::time::Instant;
