@@ -266,6 +266,68 @@ fn a_local_engine_that_crashes_is_restarted_and_plays_its_game_out() {
     );
 }
 
+/// Ctrl-C while a local engine is being restarted (its game's sessions run on the
+/// game's own thread, beside the referee) stops the event at once: the restart is
+/// given up, rather than holding the game, and with it the stop, until the engine's
+/// handshake times out.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_local_engines_restart_stops_the_event_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("crashed");
+    let engine = dir.path().join("crash-then-hang.sh");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\n[ -e {m} ] && exec sleep 100\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name hangs'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
+            m = mark.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    let out = dir.path().join("event");
+    let cmd = format!("cmd={}", engine.display());
+    let child = spawn(&[
+        "serve",
+        "--engine",
+        "name=Hangs",
+        &cmd,
+        "proto=uci",
+        "--engine",
+        "name=Steady",
+        "--games",
+        "1",
+        "--tc",
+        "600",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !mark.exists() {
+        assert!(Instant::now() < deadline, "the engine never crashed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The restart is under way: its handshake waits 10 s for an answer.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let asked = Instant::now();
+    // SAFETY: kill has no memory-safety preconditions.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let stopped = finish(child, Duration::from_secs(20));
+    let took = asked.elapsed();
+    let stdout = text(&stopped.stdout);
+    assert_eq!(stopped.status.code(), Some(130), "{stdout}");
+    assert!(
+        took < Duration::from_secs(3),
+        "the stop took {took:?}: {stdout}{}",
+        text(&stopped.stderr)
+    );
+}
+
 /// A connection that stops reading, and one that sends replies for games it is not
 /// in, hold up no other game: they lose their own games on time, and the event ends.
 #[test]

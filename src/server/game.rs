@@ -238,10 +238,26 @@ pub(super) fn play(
         pgn: pgn_path,
     };
     let (control_tx, control) = crossbeam_channel::unbounded();
-    lock(controls).insert(spec.number, control_tx.clone());
     // One stop for each side: each session waits on its own (a stop shared by both
     // would have them contend for its channel at every wait).
     let client_stops = [Stop::new(), Stop::new()];
+    // Two engines that can be polled play on this thread, beside the referee.
+    let local = cfg!(unix)
+        && sides
+            .iter()
+            .all(|side| matches!(side, Side::Local(engine, _) if engine.pollable()));
+    lock(controls).insert(
+        spec.number,
+        super::GameControl {
+            tx: control_tx.clone(),
+            // An engine's restart holds this thread: the event's stop ends it.
+            local_stops: if local {
+                client_stops.to_vec()
+            } else {
+                Vec::new()
+            },
+        },
+    );
     let mut watcher = GameWatcher {
         number: spec.number,
         msgs,
@@ -255,12 +271,8 @@ pub(super) fn play(
             .then(|| Adjudicator::new(cfg.adjudication.clone())),
         control: control_tx,
     };
-    // Two engines that can be polled play on this thread, beside the referee.
     #[cfg(unix)]
-    if sides
-        .iter()
-        .all(|side| matches!(side, Side::Local(engine, _) if engine.pollable()))
-    {
+    if local {
         let mut locals: Vec<(Box<dyn Engine>, ClientOptions)> = sides
             .into_iter()
             .filter_map(|side| match side {

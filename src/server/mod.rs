@@ -570,7 +570,7 @@ fn run_event(
                 lock(&pending).closed = true;
                 event.registry.wake();
                 for control in lock(&controls).values() {
-                    let _ = control.send(Control::Stop);
+                    control.stop();
                 }
             }
             if requests.draining() && !draining.swap(true, Ordering::SeqCst) {
@@ -601,7 +601,7 @@ fn run_event(
                 match target {
                     Some((&n, control)) => {
                         progress(Progress::Console(&format!("game {n}: {command}")));
-                        let _ = control.send(Control::Command(command));
+                        let _ = control.tx.send(Control::Command(command));
                     }
                     None => progress(Progress::Console(&match (number, controls.len()) {
                         (Some(n), _) => format!("game {n} is not under way: nothing done"),
@@ -905,7 +905,27 @@ fn first_player_half(spec: &GameSpec, result: crate::core::game::GameResult) -> 
 }
 
 /// The control channels of the games under way, by game number.
-type Controls = Arc<Mutex<HashMap<u32, Sender<Control>>>>;
+type Controls = Arc<Mutex<HashMap<u32, GameControl>>>;
+
+/// What the event's thread asks of a game under way.
+struct GameControl {
+    /// The game's control channel (its mediator's).
+    tx: Sender<Control>,
+    /// The stops of its client sessions when they run on the game's own thread (a
+    /// local game, `local.rs`): that thread may be held by an engine's restart, so an
+    /// event's stop fires them too, which ends the engine's waits.
+    local_stops: Vec<Stop>,
+}
+
+impl GameControl {
+    /// The game stops (to be resumed): its mediator is told first.
+    fn stop(&self) {
+        let _ = self.tx.send(Control::Stop);
+        for stop in &self.local_stops {
+            stop.fire(StopReason::Disconnect);
+        }
+    }
+}
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
