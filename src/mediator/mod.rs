@@ -86,13 +86,15 @@ pub trait Local {
     /// Acts on what is there (the lines the referee sent them, what their engines
     /// said), without waiting. Returns whether anything was done.
     fn pump(&mut self) -> bool;
-    /// Waits until one of them may have something to do, or until `until`.
+    /// Waits until one of them may have something to do, the mediator's control
+    /// channel was sent something from another thread (whoever sends arranges the
+    /// wake), or until `until`.
     fn wait(&mut self, until: Instant);
 }
 
 /// How long the mediator of [`Local`] players waits at most before it looks at its
-/// control channel (the supervisor's commands, a stop).
-pub const LOCAL_TICK: Duration = Duration::from_millis(20);
+/// control channel anyway (a sender that did not wake it is heard within this).
+pub const LOCAL_TICK: Duration = Duration::from_millis(500);
 
 /// How a session ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

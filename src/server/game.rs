@@ -246,6 +246,12 @@ pub(super) fn play(
         && sides
             .iter()
             .all(|side| matches!(side, Side::Local(engine, _) if engine.pollable()));
+    // A local game's thread waits in `poll`: what the event tells it wakes it.
+    #[cfg(unix)]
+    let wake = local
+        .then(super::local::wake_pipe)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     lock(controls).insert(
         spec.number,
         super::GameControl {
@@ -256,6 +262,8 @@ pub(super) fn play(
             } else {
                 Vec::new()
             },
+            #[cfg(unix)]
+            waker: wake.as_ref().map(|(_, waker)| waker.clone()),
         },
     );
     let mut watcher = GameWatcher {
@@ -302,6 +310,7 @@ pub(super) fn play(
         };
         let mut pair = super::local::LocalPair {
             sessions,
+            woken: wake.map(|(woken, _)| woken),
             control: watcher.control.clone(),
             names: [spec.white, spec.black].map(|i| names[i].clone()),
             reported: [false; 2],

@@ -1,10 +1,14 @@
 //! A game between two local engines that can be polled (UCI, the random mover) on
 //! Unix: both client sessions run on the game's own thread, beside its referee
 //! ([`mediator::Local`]), and the thread waits in `poll` for the engine that thinks, the
-//! deadlines and the console. A ply wakes that one thread: the engine's `bestmove` is
+//! deadlines and the event (a pipe that the event's thread writes to once it has told
+//! the game something: a console command, a stop). A ply wakes that one thread: the engine's `bestmove` is
 //! read, judged, journaled and turned into the other engine's `go` before it sleeps
 //! again. Other games run their clients on threads of their own (`game.rs`).
 
+use std::io::{PipeReader, PipeWriter, Read as _, Write as _};
+use std::os::fd::AsRawFd as _;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
@@ -15,9 +19,39 @@ use crate::core::game::GameResult;
 use crate::core::supervisor::Command;
 use crate::mediator::{self, Control};
 
+/// Wakes a local game's thread from its `poll`.
+#[derive(Clone, Debug)]
+pub(super) struct Waker(Arc<PipeWriter>);
+
+impl Waker {
+    /// Wakes the game (a pipe already full has woken it).
+    pub(super) fn wake(&self) {
+        let _ = (&*self.0).write(&[1]);
+    }
+}
+
+/// A pipe for a local game: its end to `poll`, and the [`Waker`] that writes to it.
+/// Both ends are non-blocking.
+pub(super) fn wake_pipe() -> std::io::Result<(PipeReader, Waker)> {
+    let (read, write) = std::io::pipe()?;
+    for fd in [read.as_raw_fd(), write.as_raw_fd()] {
+        // SAFETY: fcntl on an open descriptor owned here, with integer flags.
+        let set = unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+        };
+        if !set {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((read, Waker(Arc::new(write))))
+}
+
 /// The two sessions of a local game.
 pub(super) struct LocalPair<'a> {
     pub(super) sessions: Vec<LocalSession<'a>>,
+    /// The end of the game's wake pipe.
+    pub(super) woken: Option<PipeReader>,
     /// The game's control channel: an engine that fails for good loses the game there.
     pub(super) control: Sender<Control>,
     /// The players' names, White's first.
@@ -68,6 +102,13 @@ impl mediator::Local for LocalPair<'_> {
                 whose.push(i);
             }
         }
+        if let Some(woken) = &self.woken {
+            fds.push(libc::pollfd {
+                fd: woken.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
         let left = until.saturating_duration_since(Instant::now());
         // Rounded up: a wait never ends before its deadline.
         let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap_or(libc::c_int::MAX);
@@ -81,6 +122,13 @@ impl mediator::Local for LocalPair<'_> {
                 if fd.revents != 0 {
                     self.sessions[i].readable();
                 }
+            }
+            if let (Some(woken), Some(fd)) = (&mut self.woken, fds.get(whose.len()))
+                && fd.revents != 0
+            {
+                // Emptied: the mediator reads its control channel next.
+                let mut buf = [0u8; 64];
+                while matches!(woken.read(&mut buf), Ok(n) if n > 0) {}
             }
         }
     }

@@ -601,7 +601,7 @@ fn run_event(
                 match target {
                     Some((&n, control)) => {
                         progress(Progress::Console(&format!("game {n}: {command}")));
-                        let _ = control.tx.send(Control::Command(command));
+                        control.send(Control::Command(command));
                     }
                     None => progress(Progress::Console(&match (number, controls.len()) {
                         (Some(n), _) => format!("game {n} is not under way: nothing done"),
@@ -915,12 +915,25 @@ struct GameControl {
     /// local game, `local.rs`): that thread may be held by an engine's restart, so an
     /// event's stop fires them too, which ends the engine's waits.
     local_stops: Vec<Stop>,
+    /// Wakes a local game's thread, which waits in `poll` (`local.rs`), once it is
+    /// told something.
+    #[cfg(unix)]
+    waker: Option<local::Waker>,
 }
 
 impl GameControl {
+    /// Tells the game's mediator `control`, and wakes it.
+    fn send(&self, control: Control) {
+        let _ = self.tx.send(control);
+        #[cfg(unix)]
+        if let Some(waker) = &self.waker {
+            waker.wake();
+        }
+    }
+
     /// The game stops (to be resumed): its mediator is told first.
     fn stop(&self) {
-        let _ = self.tx.send(Control::Stop);
+        self.send(Control::Stop);
         for stop in &self.local_stops {
             stop.fire(StopReason::Disconnect);
         }
