@@ -39,6 +39,13 @@
 //! claim sent just after the move is seen with it); for engines without it, output left
 //! over from the last turn is discarded before the next.
 //!
+//! A turn is a few steps (`xboard/turn.rs`) that take the engine's lines and the
+//! turn's deadlines: [`Engine::think`] waits for the engine between them; on Unix the
+//! adapter is also pollable ([`Engine::begin_think`], [`Engine::poll_think`]), so that
+//! `argus serve` runs its client session on the game's thread, and each step (the
+//! `pong` that sends `go`, the move, `?` at the deadline, the lines after the move)
+//! comes when a `poll` of the engine's output or the turn's deadline says so.
+//!
 //! The adapter never sends signals: an engine that wants SIGINT to notice `?` while it
 //! thinks (Fairy-Max reads no input during a search) is only stopped by its own clock.
 //! When the client leaves ([`Engine::quit`]) the engine gets `?` and `quit`, and is
@@ -56,8 +63,10 @@ use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
 use crate::epd::{Operand, resolve_move};
 
 mod parse;
+mod turn;
 
 use parse::*;
+use turn::{Event, TurnState};
 
 /// The features the adapter understands (and so accepts); it rejects any other, as the
 /// protocol asks.
@@ -208,6 +217,8 @@ pub struct XboardEngine {
     pings: u32,
     /// The client's stop, which ends every wait for the engine.
     stop: Option<Stop>,
+    /// The turn under way.
+    turn: Option<TurnState>,
 }
 
 /// One line of the engine's output, as far as the adapter cares.
@@ -339,6 +350,7 @@ impl XboardEngine {
             features: Features::default(),
             pings: 0,
             stop,
+            turn: None,
         };
         engine.handshake().map_err(|e| match e {
             EngineError::Failed(reason) | EngineError::Timeout(reason) => EngineError::Start {
@@ -598,208 +610,6 @@ impl XboardEngine {
         }
         Ok(own + self.timing.clock_margin.max(own / 10))
     }
-
-    /// Reads the lines up to `pong n` before `deadline`, failing on complaints about the
-    /// position and returning early when the engine accepts the draw offered.
-    fn sync(
-        &mut self,
-        n: u32,
-        deadline: Instant,
-        turn: &Turn<'_>,
-        sent: &Sent,
-    ) -> Result<Option<Decision>, EngineError> {
-        loop {
-            let line = self.process.recv(deadline)?;
-            match classify(&line) {
-                Line::Pong(m) if m == n => return Ok(None),
-                Line::OfferDraw if turn.draw_offered => return Ok(Some(Decision::AcceptDraw)),
-                Line::IllegalMove(text) => return Err(self.refused(&text)),
-                Line::Error(command) if sent.concerns(&command) => {
-                    return Err(self.refused(&command));
-                }
-                Line::Error(command) => {
-                    log::warn!("{}: refused {command:?}", self.command);
-                }
-                Line::Feature(features) => {
-                    self.features(&features)?;
-                }
-                _ => log::debug!("{}: {line}", self.command),
-            }
-        }
-    }
-
-    /// The error for an engine that refused the position or a move of the game.
-    fn refused(&self, text: &str) -> EngineError {
-        EngineError::Failed(format!(
-            "{} refused the game's position or moves: {text}",
-            self.name()
-        ))
-    }
-
-    /// Waits for the engine's decision after `go`.
-    fn wait_for_move(
-        &mut self,
-        turn: &Turn<'_>,
-        sent: &Sent,
-        budget: Duration,
-    ) -> Result<Decision, EngineError> {
-        let mut deadline = Instant::now() + budget;
-        let mut hurried = false;
-        let mut pending = Pending::default();
-        let side = turn.position.turn();
-        loop {
-            let line = match self.process.recv(deadline) {
-                Ok(line) => line,
-                Err(e) if is_timeout(&e) && !hurried => {
-                    log::warn!(
-                        "{}: no move after {:.1} s; asking it to move now",
-                        self.command,
-                        budget.as_secs_f64()
-                    );
-                    self.process.send("?")?;
-                    if self.features.sigint {
-                        log::debug!(
-                            "{}: the engine may need SIGINT to notice ?, which the adapter \
-                             does not send",
-                            self.command
-                        );
-                    }
-                    hurried = true;
-                    deadline = Instant::now() + self.timing.move_now;
-                    continue;
-                }
-                Err(e) if is_timeout(&e) => {
-                    return Err(EngineError::Failed(format!(
-                        "{} made no move within {:.1} s",
-                        self.name(),
-                        (budget + self.timing.move_now).as_secs_f64()
-                    )));
-                }
-                Err(e) => return Err(e),
-            };
-            let mut parsed = classify(&line);
-            if parsed == Line::Other && is_bare_move(turn.position, &line) {
-                parsed = Line::Move(line.trim().to_string());
-            }
-            match parsed {
-                Line::Move(text) => {
-                    let Ok(mv) = resolve_move(turn.position, &text) else {
-                        return Err(EngineError::Failed(format!(
-                            "{} played an illegal move {text:?}",
-                            self.name()
-                        )));
-                    };
-                    self.after_move(&mut pending)?;
-                    let analysis = pending
-                        .thinking
-                        .as_ref()
-                        .map(|t| analysis(turn.position, t))
-                        .unwrap_or_default();
-                    return Ok(Decision::Move {
-                        mv,
-                        offer_draw: pending.offer_draw,
-                        claim_draw: pending.claim_draw,
-                        analysis,
-                    });
-                }
-                Line::Thinking(t) => pending.thinking = Some(t),
-                Line::Resign => return self.stop(Decision::Resign),
-                Line::OfferDraw if turn.draw_offered => return self.stop(Decision::AcceptDraw),
-                Line::OfferDraw => pending.offer_draw = true,
-                Line::Result(GameResult::Draw) => return self.stop(Decision::ClaimDraw),
-                Line::Result(r @ (GameResult::WhiteWins | GameResult::BlackWins)) => {
-                    let own_loss = (r == GameResult::WhiteWins) == (side == Color::Black);
-                    if own_loss {
-                        return self.stop(Decision::Resign);
-                    }
-                    log::warn!(
-                        "{}: claims a win without moving: {line}; ignored",
-                        self.command
-                    );
-                }
-                Line::IllegalMove(text) => return Err(self.refused(&text)),
-                Line::Error(command) if sent.concerns(&command) => {
-                    return Err(self.refused(&command));
-                }
-                Line::Error(command) => {
-                    log::warn!("{}: refused {command:?}", self.command);
-                }
-                Line::Feature(features) => {
-                    self.features(&features)?;
-                }
-                Line::Result(GameResult::Unknown) | Line::Pong(_) | Line::Other => {
-                    log::debug!("{}: {line}", self.command);
-                }
-            }
-        }
-    }
-
-    /// Stops the engine's search (it may still be thinking) and returns `decision`.
-    fn stop(&mut self, decision: Decision) -> Result<Decision, EngineError> {
-        if let Err(e) = self.process.send("force") {
-            log::warn!("{}: {e}", self.command);
-        }
-        Ok(decision)
-    }
-
-    /// Collects what the engine sends right after its move: a draw offer or claim that
-    /// goes with it. With `ping` it reads up to the `pong`; without, for a short while.
-    fn after_move(&mut self, pending: &mut Pending) -> Result<(), EngineError> {
-        let ping = if self.features.ping {
-            Some(self.ping()?)
-        } else {
-            None
-        };
-        let deadline = Instant::now()
-            + if ping.is_some() {
-                self.timing.after_move
-            } else {
-                self.timing.trailing
-            };
-        loop {
-            let line = match self.process.recv(deadline) {
-                Ok(line) => line,
-                Err(e) if is_timeout(&e) => {
-                    if ping.is_some() {
-                        log::warn!("{}: no pong after its move", self.command);
-                    }
-                    return Ok(());
-                }
-                // The move is there; a failure shows at the next turn.
-                Err(e) => {
-                    log::warn!("{e}");
-                    return Ok(());
-                }
-            };
-            match classify(&line) {
-                Line::Pong(n) if Some(n) == ping => return Ok(()),
-                Line::OfferDraw => pending.offer_draw = true,
-                Line::Result(GameResult::Draw) => pending.claim_draw = true,
-                _ => log::debug!("{}: after the move: {line}", self.command),
-            }
-        }
-    }
-}
-
-impl XboardEngine {
-    /// [`Engine::think`] once the engine's input is held.
-    fn think_held(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
-        let mut sent = Sent::default();
-        self.set_up(turn, &mut sent)?;
-        let budget = self.set_time(turn)?;
-        if turn.draw_offered && self.features.draw {
-            self.process.send("draw")?;
-        }
-        if self.features.ping {
-            let deadline = Instant::now() + self.timing.answer;
-            let n = self.ping()?;
-            if let Some(decision) = self.sync(n, deadline, turn, &sent)? {
-                return Ok(decision);
-            }
-        }
-        self.process.send("go")?;
-        self.wait_for_move(turn, &sent, budget)
-    }
 }
 
 impl Engine for XboardEngine {
@@ -828,16 +638,72 @@ impl Engine for XboardEngine {
     }
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
-        self.drain();
-        // The turn's commands (the whole game, the clocks, `ping`) go in one write, at
-        // the first wait for the engine's answer.
-        self.process.hold();
-        let decision = self.think_held(turn);
-        // A turn given up before its first wait sends what it had set up, as before.
-        let released = self.process.release();
-        let decision = decision?;
-        released?;
-        Ok(decision)
+        self.begin(turn)?;
+        loop {
+            let deadline = self.turn.as_ref().map_or_else(Instant::now, |t| t.deadline);
+            let event = match self.process.recv(deadline) {
+                Ok(line) => Event::Line(line),
+                Err(e) if is_timeout(&e) => Event::Deadline,
+                Err(e) => Event::Lost(e),
+            };
+            if let Some(answer) = self.step(turn, event) {
+                return answer;
+            }
+        }
+    }
+
+    fn pollable(&self) -> bool {
+        cfg!(unix)
+    }
+
+    fn begin_think(&mut self, turn: &Turn<'_>) -> Result<(), EngineError> {
+        self.begin(turn)
+    }
+
+    fn poll_think(
+        &mut self,
+        turn: &Turn<'_>,
+        readable: bool,
+    ) -> Option<Result<Decision, EngineError>> {
+        #[cfg(unix)]
+        {
+            if self.turn.is_none() {
+                return Some(Err(EngineError::Failed("no turn was begun".into())));
+            }
+            let mut read = readable;
+            loop {
+                let event = match self.process.try_recv(std::mem::take(&mut read)) {
+                    Ok(Some(line)) => Event::Line(line),
+                    Ok(None) => break,
+                    Err(e) => Event::Lost(e),
+                };
+                if let Some(answer) = self.step(turn, event) {
+                    return Some(answer);
+                }
+            }
+            if self
+                .turn
+                .as_ref()
+                .is_some_and(|t| Instant::now() >= t.deadline)
+            {
+                return self.step(turn, Event::Deadline);
+            }
+            None
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = readable;
+            Some(self.think(turn))
+        }
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        self.turn.as_ref().map(|t| t.deadline)
+    }
+
+    #[cfg(unix)]
+    fn output_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.process.output_fd()
     }
 
     fn restart(&mut self) -> Result<(), EngineError> {

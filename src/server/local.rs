@@ -1,10 +1,11 @@
-//! A game between two local engines that can be polled (UCI, the random mover) on
+//! A game between two local engines that can be polled (UCI, CECP, the random mover) on
 //! Unix: both client sessions run on the game's own thread, beside its referee
 //! ([`mediator::Local`]), and the thread waits in `poll` for the engine that thinks, the
 //! deadlines and the event (a pipe that the event's thread writes to once it has told
-//! the game something: a console command, a stop). A ply wakes that one thread: the engine's `bestmove` is
-//! read, judged, journaled and turned into the other engine's `go` before it sleeps
-//! again. Other games run their clients on threads of their own (`game.rs`).
+//! the game something: a console command, a stop). A ply wakes that one thread: the
+//! engine's move (UCI's `bestmove`, CECP's `move`) is read, judged, journaled and turned
+//! into the other engine's `go` before it sleeps again. Other games run their clients
+//! on threads of their own (`game.rs`).
 
 use std::io::{PipeReader, PipeWriter, Read as _, Write as _};
 use std::os::fd::AsRawFd as _;

@@ -670,6 +670,14 @@ fn start_failures() {
 /// Plays a few turns against a real engine: from the start with clocks, and after a
 /// few moves (the history replayed).
 fn real_engine(command: &str, expect_analysis: bool) {
+    real_engine_with(command, expect_analysis, XboardEngine::think);
+}
+
+/// How a test has the engine decide: [`Engine::think`], or [`polled`].
+type Decide = fn(&mut XboardEngine, &Turn<'_>) -> Result<Decision, EngineError>;
+
+/// As [`real_engine`], each turn decided by `decide`.
+fn real_engine_with(command: &str, expect_analysis: bool, decide: Decide) {
     let _ = env_logger::builder().is_test(true).try_init();
     let mut engine = XboardEngine::start(command, &[], None).unwrap();
     println!("engine: {}", engine.name());
@@ -681,9 +689,11 @@ fn real_engine(command: &str, expect_analysis: bool) {
         moves_to_go: None,
     };
     let t0 = Instant::now();
-    let decision = engine
-        .think(&turn(&start, &start, &[], Some(clocks.clone())))
-        .unwrap();
+    let decision = decide(
+        &mut engine,
+        &turn(&start, &start, &[], Some(clocks.clone())),
+    )
+    .unwrap();
     println!("from the start ({:?}): {decision:?}", t0.elapsed());
     let Decision::Move { mv, analysis, .. } = decision else {
         panic!("{decision:?}")
@@ -694,9 +704,7 @@ fn real_engine(command: &str, expect_analysis: bool) {
     }
     let (pos, moves) = play(&start, &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]);
     let t0 = Instant::now();
-    let decision = engine
-        .think(&turn(&start, &pos, &moves, Some(clocks)))
-        .unwrap();
+    let decision = decide(&mut engine, &turn(&start, &pos, &moves, Some(clocks))).unwrap();
     println!(
         "after 1. e4 e5 2. Nf3 Nc6 3. Bb5 ({:?}): {decision:?}",
         t0.elapsed()
@@ -736,4 +744,172 @@ fn gnuchess_plays() {
         analysis.contains(&("ce".to_string(), vec![Operand::Integer(32_766)])),
         "{analysis:?}"
     );
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "needs fairymax"]
+fn fairymax_plays_polled() {
+    real_engine_with("/usr/games/fairymax", true, polled);
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "needs gnuchess"]
+fn gnuchess_plays_polled() {
+    real_engine_with("/usr/games/gnuchess --xboard", true, polled);
+}
+
+/// Drives a turn begun with `begin_think` as `argus serve`'s game thread does: `poll`
+/// on the engine's output until its deadline, then `poll_think`.
+#[cfg(unix)]
+fn polled(engine: &mut XboardEngine, turn: &Turn<'_>) -> Result<Decision, EngineError> {
+    engine.begin_think(turn)?;
+    loop {
+        let mut readable = false;
+        if let Some(fd) = engine.output_fd() {
+            let left = engine.wake_at().map_or(Duration::from_secs(5), |at| {
+                at.saturating_duration_since(Instant::now())
+            });
+            let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap();
+            let mut fds = [libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            // SAFETY: one valid pollfd.
+            readable = unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) } > 0;
+        }
+        if let Some(answer) = engine.poll_think(turn, readable || engine.output_fd().is_none()) {
+            return answer;
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_polled_turn_sends_go_after_the_pong_and_takes_the_move_and_its_analysis() {
+    let fake = Fake::new(
+        V2,
+        "echo '5 +35 120 15400 e2e4 e7e5'; echo 'move e2e4'; echo 'offer draw'",
+    );
+    let mut engine = fake.start();
+    assert!(engine.pollable());
+    engine.begin_new_game().unwrap();
+    let start = Chess::default();
+    let (pos, moves) = play(&start, &["g1f3", "g8f6"]);
+    let decision = polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap();
+    let Decision::Move {
+        mv,
+        offer_draw,
+        analysis,
+        ..
+    } = decision
+    else {
+        panic!("{decision:?}")
+    };
+    assert_eq!(mv, uci(&pos, "e2e4"));
+    assert!(offer_draw, "the offer after the move goes with it");
+    assert!(
+        analysis.contains(&("ce".to_string(), vec![Operand::Integer(35)])),
+        "{analysis:?}"
+    );
+    assert_eq!(engine.wake_at(), None, "no turn under way");
+    settle(&mut engine);
+    let lines = fake.lines();
+    let go = lines.iter().rposition(|l| l == "go").unwrap();
+    assert!(lines[go - 1].starts_with("ping "), "{lines:?}");
+    assert_eq!(lines[go - 2], "st 1", "{lines:?}");
+    assert!(
+        lines[go + 1].starts_with("ping "),
+        "the ping after the move: {lines:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_polled_turn_without_ping_takes_the_claim_that_follows_the_move() {
+    let fake = Fake::new(
+        "feature done=1",
+        "echo 'move g1f3'; echo '1/2-1/2 {Draw by repetition}'",
+    );
+    let mut engine = fake.start();
+    let start = Chess::default();
+    let decision = polled(&mut engine, &turn(&start, &start, &[], None)).unwrap();
+    assert!(
+        matches!(
+            decision,
+            Decision::Move {
+                claim_draw: true,
+                ..
+            }
+        ),
+        "{decision:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_polled_turn_accepts_a_draw_before_go_and_resigns() {
+    let fake = Fake::with(V2, "echo 'move e2e4'", "echo 'offer draw'");
+    let mut engine = fake.start();
+    let start = Chess::default();
+    let mut t = turn(&start, &start, &[], None);
+    t.draw_offered = true;
+    assert_eq!(polled(&mut engine, &t).unwrap(), Decision::AcceptDraw);
+    assert!(!fake.lines().iter().any(|l| l == "go"));
+
+    let fake = Fake::new(V2, "echo '0-1 {White resigns}'");
+    let mut engine = fake.start();
+    let t = turn(&start, &start, &[], None);
+    assert_eq!(polled(&mut engine, &t).unwrap(), Decision::Resign);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_polled_turn_that_stalls_is_hurried_and_then_given_up() {
+    let fake = Fake::new(V2, ":");
+    let mut engine = fake.start();
+    let start = Chess::default();
+    let clocks = TurnClocks {
+        remaining: ByColor::new_with(|_| Duration::from_millis(300)),
+        increment: ByColor::new_with(|_| Duration::ZERO),
+        moves_to_go: None,
+    };
+    let started = Instant::now();
+    let err = polled(&mut engine, &turn(&start, &start, &[], Some(clocks)))
+        .unwrap_err()
+        .to_string();
+    let took = started.elapsed();
+    assert!(err.contains("no move"), "{err}");
+    // 300 ms, a 200 ms margin, then 200 ms after `?`.
+    assert!(took >= Duration::from_millis(700), "{took:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(engine.wake_at(), None, "no turn under way");
+    settle(&mut engine);
+    assert!(fake.lines().iter().any(|l| l == "?"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_polled_turn_of_an_engine_that_exits_or_refuses_fails() {
+    let fake = Fake::new(V2, "exit 3");
+    let mut engine = fake.start();
+    let start = Chess::default();
+    let err = polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
+    assert!(err.to_string().contains("exited"), "{err}");
+
+    let fake = Fake::new(V2, "echo 'move e2e5'");
+    let mut engine = fake.start();
+    let err = polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
+    assert!(err.to_string().contains("illegal move"), "{err}");
+
+    let fake = Fake::new(
+        "feature ping=1 done=1",
+        "echo 'Illegal move: e2e4'; echo 'move g8f6'",
+    );
+    let mut engine = fake.start();
+    let (pos, moves) = play(&start, &["e2e4"]);
+    let err = polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap_err();
+    assert!(err.to_string().contains("refused"), "{err}");
 }
