@@ -937,3 +937,30 @@ impl Driver<'_> {
         Ok(Next::Continue)
     }
 }
+
+/// Drives a turn begun with [`Engine::begin_think`] as `argus serve`'s game thread
+/// does: `poll` on the engine's output until its deadline, then
+/// [`Engine::poll_think`] (for the adapters' tests).
+#[cfg(all(test, unix))]
+pub(crate) fn polled(engine: &mut dyn Engine, turn: &Turn<'_>) -> Result<Decision, EngineError> {
+    engine.begin_think(turn)?;
+    loop {
+        let mut readable = false;
+        if let Some(fd) = engine.output_fd() {
+            let left = engine.wake_at().map_or(Duration::from_secs(5), |at| {
+                at.saturating_duration_since(Instant::now())
+            });
+            let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap_or(1000);
+            let mut fds = [libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            // SAFETY: one valid pollfd.
+            readable = unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) } > 0;
+        }
+        if let Some(answer) = engine.poll_think(turn, readable || engine.output_fd().is_none()) {
+            return answer;
+        }
+    }
+}

@@ -552,32 +552,6 @@ fn a_kept_position_command_grows_with_the_game_and_starts_again_for_a_new_one() 
     );
 }
 
-/// Drives a turn begun with `begin_think` as `argus serve`'s game thread does: `poll`
-/// on the engine's output until its deadline, then `poll_think`.
-#[cfg(unix)]
-fn polled(engine: &mut UciEngine, turn: &Turn<'_>) -> Result<Decision, EngineError> {
-    engine.begin_think(turn)?;
-    loop {
-        let mut readable = false;
-        if let Some(fd) = engine.output_fd() {
-            let left = engine.wake_at().map_or(Duration::from_secs(5), |at| {
-                at.saturating_duration_since(Instant::now())
-            });
-            let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap();
-            let mut fds = [libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            }];
-            // SAFETY: one valid pollfd.
-            readable = unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) } > 0;
-        }
-        if let Some(answer) = engine.poll_think(turn, readable || engine.output_fd().is_none()) {
-            return answer;
-        }
-    }
-}
-
 #[cfg(unix)]
 #[test]
 fn a_polled_turn_after_a_new_game_waits_for_readyok_and_takes_the_move() {
@@ -586,7 +560,8 @@ fn a_polled_turn_after_a_new_game_waits_for_readyok_and_takes_the_move() {
     assert!(engine.pollable());
     engine.begin_new_game().unwrap();
     let start = Chess::default();
-    let (mv, analysis) = played(polled(&mut engine, &turn(&start, &start, &[], None)).unwrap());
+    let (mv, analysis) =
+        played(crate::client::polled(&mut engine, &turn(&start, &start, &[], None)).unwrap());
     assert_eq!(UciMove::from_standard(mv).to_string(), "e2e4");
     assert_eq!(ops(&analysis), "ce 5; acd 2; pv e4 e5");
     let input = fake.input();
@@ -605,7 +580,7 @@ fn a_polled_search_that_stalls_is_stopped_and_then_given_up() {
     let mut engine = UciEngine::start_with(&fake.command, &[], None, fast()).unwrap();
     let start = Chess::default();
     let started = Instant::now();
-    let err = polled(
+    let err = crate::client::polled(
         &mut engine,
         &turn(&start, &start, &[], Some(clocks(200, 200))),
     )
@@ -626,10 +601,11 @@ fn a_polled_turn_takes_a_move_given_after_stop_and_an_exit_is_a_failure() {
     let mut engine =
         UciEngine::start_with(&fake.command, &[], Some(Limit::Depth(30)), fast()).unwrap();
     let start = Chess::default();
-    let (mv, _) = played(polled(&mut engine, &turn(&start, &start, &[], None)).unwrap());
+    let (mv, _) =
+        played(crate::client::polled(&mut engine, &turn(&start, &start, &[], None)).unwrap());
     assert_eq!(UciMove::from_standard(mv).to_string(), "g1f3");
     let crashing = Fake::new("exit 3", ":");
     let mut engine = crashing.start();
-    let err = polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
+    let err = crate::client::polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
     assert!(err.to_string().contains("exited"), "{err}");
 }

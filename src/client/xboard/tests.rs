@@ -673,7 +673,7 @@ fn real_engine(command: &str, expect_analysis: bool) {
     real_engine_with(command, expect_analysis, XboardEngine::think);
 }
 
-/// How a test has the engine decide: [`Engine::think`], or [`polled`].
+/// How a test has the engine decide: [`Engine::think`], or [`crate::client::polled`].
 type Decide = fn(&mut XboardEngine, &Turn<'_>) -> Result<Decision, EngineError>;
 
 /// As [`real_engine`], each turn decided by `decide`.
@@ -750,40 +750,9 @@ fn gnuchess_plays() {
 #[test]
 #[ignore = "needs fairymax"]
 fn fairymax_plays_polled() {
-    real_engine_with("/usr/games/fairymax", true, polled);
-}
-
-#[cfg(unix)]
-#[test]
-#[ignore = "needs gnuchess"]
-fn gnuchess_plays_polled() {
-    real_engine_with("/usr/games/gnuchess --xboard", true, polled);
-}
-
-/// Drives a turn begun with `begin_think` as `argus serve`'s game thread does: `poll`
-/// on the engine's output until its deadline, then `poll_think`.
-#[cfg(unix)]
-fn polled(engine: &mut XboardEngine, turn: &Turn<'_>) -> Result<Decision, EngineError> {
-    engine.begin_think(turn)?;
-    loop {
-        let mut readable = false;
-        if let Some(fd) = engine.output_fd() {
-            let left = engine.wake_at().map_or(Duration::from_secs(5), |at| {
-                at.saturating_duration_since(Instant::now())
-            });
-            let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap();
-            let mut fds = [libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            }];
-            // SAFETY: one valid pollfd.
-            readable = unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) } > 0;
-        }
-        if let Some(answer) = engine.poll_think(turn, readable || engine.output_fd().is_none()) {
-            return answer;
-        }
-    }
+    real_engine_with("/usr/games/fairymax", true, |engine, turn| {
+        crate::client::polled(engine, turn)
+    });
 }
 
 #[cfg(unix)]
@@ -798,7 +767,7 @@ fn a_polled_turn_sends_go_after_the_pong_and_takes_the_move_and_its_analysis() {
     engine.begin_new_game().unwrap();
     let start = Chess::default();
     let (pos, moves) = play(&start, &["g1f3", "g8f6"]);
-    let decision = polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap();
+    let decision = crate::client::polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap();
     let Decision::Move {
         mv,
         offer_draw,
@@ -835,7 +804,7 @@ fn a_polled_turn_without_ping_takes_the_claim_that_follows_the_move() {
     );
     let mut engine = fake.start();
     let start = Chess::default();
-    let decision = polled(&mut engine, &turn(&start, &start, &[], None)).unwrap();
+    let decision = crate::client::polled(&mut engine, &turn(&start, &start, &[], None)).unwrap();
     assert!(
         matches!(
             decision,
@@ -856,13 +825,19 @@ fn a_polled_turn_accepts_a_draw_before_go_and_resigns() {
     let start = Chess::default();
     let mut t = turn(&start, &start, &[], None);
     t.draw_offered = true;
-    assert_eq!(polled(&mut engine, &t).unwrap(), Decision::AcceptDraw);
+    assert_eq!(
+        crate::client::polled(&mut engine, &t).unwrap(),
+        Decision::AcceptDraw
+    );
     assert!(!fake.lines().iter().any(|l| l == "go"));
 
     let fake = Fake::new(V2, "echo '0-1 {White resigns}'");
     let mut engine = fake.start();
     let t = turn(&start, &start, &[], None);
-    assert_eq!(polled(&mut engine, &t).unwrap(), Decision::Resign);
+    assert_eq!(
+        crate::client::polled(&mut engine, &t).unwrap(),
+        Decision::Resign
+    );
 }
 
 #[cfg(unix)]
@@ -877,7 +852,7 @@ fn a_polled_turn_that_stalls_is_hurried_and_then_given_up() {
         moves_to_go: None,
     };
     let started = Instant::now();
-    let err = polled(&mut engine, &turn(&start, &start, &[], Some(clocks)))
+    let err = crate::client::polled(&mut engine, &turn(&start, &start, &[], Some(clocks)))
         .unwrap_err()
         .to_string();
     let took = started.elapsed();
@@ -896,12 +871,12 @@ fn a_polled_turn_of_an_engine_that_exits_or_refuses_fails() {
     let fake = Fake::new(V2, "exit 3");
     let mut engine = fake.start();
     let start = Chess::default();
-    let err = polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
+    let err = crate::client::polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
     assert!(err.to_string().contains("exited"), "{err}");
 
     let fake = Fake::new(V2, "echo 'move e2e5'");
     let mut engine = fake.start();
-    let err = polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
+    let err = crate::client::polled(&mut engine, &turn(&start, &start, &[], None)).unwrap_err();
     assert!(err.to_string().contains("illegal move"), "{err}");
 
     let fake = Fake::new(
@@ -910,6 +885,6 @@ fn a_polled_turn_of_an_engine_that_exits_or_refuses_fails() {
     );
     let mut engine = fake.start();
     let (pos, moves) = play(&start, &["e2e4"]);
-    let err = polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap_err();
+    let err = crate::client::polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap_err();
     assert!(err.to_string().contains("refused"), "{err}");
 }
