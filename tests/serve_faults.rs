@@ -362,14 +362,20 @@ fn a_client_that_stops_reading_or_speaks_out_of_turn_holds_up_no_other_game() {
     // game of hers, or out of turn in her own.
     let mut carol = std::net::TcpStream::connect(&addr).unwrap();
     writeln!(carol, "{START} refreq sign_on; tcsi \"y\" \"Carol\";").unwrap();
-    let stray = std::thread::spawn(move || {
-        for _ in 0..40 {
-            if writeln!(carol, "{START} refreq reply; sm e4;").is_err() {
-                break;
+    // She stays connected until the event ends: a connection closed between games
+    // would take her out of the schedule, and the event would wait for her.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stray = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                if writeln!(carol, "{START} refreq reply; sm e4;").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(200));
             }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    });
+        })
+    };
     let bob = spawn(&[
         "client",
         "--connect",
@@ -380,6 +386,7 @@ fn a_client_that_stops_reading_or_speaks_out_of_turn_holds_up_no_other_game() {
         "Bob",
     ]);
     let serve = finish(serve, Duration::from_secs(60));
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
     let stdout = text(&serve.stdout);
     assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
     assert!(stdout.contains("3 of 3 game(s) played"), "{stdout}");
