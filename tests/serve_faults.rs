@@ -156,22 +156,8 @@ fn fast_players_answering_what_they_are_sent_are_no_flood() {
 fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let mark = dir.path().join("crashed");
-    let engine = dir.path().join("crashy.sh");
-    std::fs::write(
-        &engine,
-        format!(
-            "#!/bin/sh\n[ -e {m} ] && exit 1\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name crashy'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
-            m = mark.display()
-        ),
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&engine)
-        .status()
-        .unwrap();
+    let cmd = crashes_at_its_first_go(dir.path(), "crashy", &mark, "exit 1");
     let out = dir.path().join("event");
-    let cmd = format!("cmd={}", engine.display());
     let run = argus(&[
         "serve",
         "--engine",
@@ -214,22 +200,8 @@ fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
 fn a_local_engine_that_crashes_is_restarted_and_plays_its_game_out() {
     let dir = tempfile::tempdir().unwrap();
     let mark = dir.path().join("crashed");
-    let engine = dir.path().join("crash-once.sh");
-    std::fs::write(
-        &engine,
-        format!(
-            "#!/bin/sh\n[ -e {m} ] && exec /usr/games/stockfish\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name crash-once'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
-            m = mark.display()
-        ),
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&engine)
-        .status()
-        .unwrap();
+    let cmd = crashes_at_its_first_go(dir.path(), "crash-once", &mark, "exec /usr/games/stockfish");
     let out = dir.path().join("event");
-    let cmd = format!("cmd={}", engine.display());
     let run = argus(&[
         "serve",
         "--engine",
@@ -275,22 +247,8 @@ fn a_local_engine_that_crashes_is_restarted_and_plays_its_game_out() {
 fn ctrl_c_during_a_local_engines_restart_stops_the_event_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let mark = dir.path().join("crashed");
-    let engine = dir.path().join("crash-then-hang.sh");
-    std::fs::write(
-        &engine,
-        format!(
-            "#!/bin/sh\n[ -e {m} ] && exec sleep 100\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name hangs'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
-            m = mark.display()
-        ),
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&engine)
-        .status()
-        .unwrap();
+    let cmd = crashes_at_its_first_go(dir.path(), "hangs", &mark, "exec sleep 100");
     let out = dir.path().join("event");
-    let cmd = format!("cmd={}", engine.display());
     let child = spawn(&[
         "serve",
         "--engine",
@@ -406,4 +364,31 @@ fn a_client_that_stops_reading_or_speaks_out_of_turn_holds_up_no_other_game() {
     assert!(finish(bob, Duration::from_secs(10)).status.success());
     drop(ann);
     let _ = stray.join();
+}
+
+/// A UCI engine, a shell script in `dir` called `name`, that crashes at its first `go`
+/// and leaves `mark`; started again (once `mark` is there) it runs `then` instead.
+/// Returns the `cmd=` word of `--engine`.
+#[cfg(unix)]
+fn crashes_at_its_first_go(
+    dir: &std::path::Path,
+    name: &str,
+    mark: &std::path::Path,
+    then: &str,
+) -> String {
+    let engine = dir.join(format!("{name}.sh"));
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\n[ -e {m} ] && {then}\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name {name}'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
+            m = mark.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    format!("cmd={}", engine.display())
 }

@@ -69,15 +69,7 @@ mod poll {
         pub(in crate::client) fn new(stdout: ChildStdout, pid: u32) -> io::Result<Output> {
             // Non-blocking, so that a caller whose own `poll` found it readable reads
             // once and never waits ([`Output::fill`]); the waits here poll first.
-            let fd = stdout.as_raw_fd();
-            // SAFETY: fcntl on an open descriptor this value owns, with integer flags.
-            let set = unsafe {
-                let flags = libc::fcntl(fd, libc::F_GETFL);
-                flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
-            };
-            if !set {
-                return Err(io::Error::last_os_error());
-            }
+            crate::transport::set_nonblocking(stdout.as_raw_fd())?;
             Ok(Output {
                 stdout: Some(stdout),
                 partial: Vec::new(),
@@ -104,10 +96,9 @@ mod poll {
                 let Some(stdout) = &self.stdout else {
                     return Err(Wait::Gone);
                 };
-                let left = deadline.saturating_duration_since(Instant::now());
-                // Rounded up: a wait never ends before its deadline.
-                let ms = left.as_micros().div_ceil(1000);
-                let timeout = libc::c_int::try_from(ms).unwrap_or(libc::c_int::MAX);
+                let timeout = crate::transport::poll_millis(
+                    deadline.saturating_duration_since(Instant::now()),
+                );
                 let mut fds = [
                     libc::pollfd {
                         fd: stdout.as_raw_fd(),

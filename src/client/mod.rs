@@ -404,51 +404,13 @@ pub fn run_until(
         }
         ClientLine::Direct(end) => (end.lines, end.writer, None),
     };
-    engine.watch(stop);
-    let name = opts.name.clone().unwrap_or_else(|| engine.name());
-    let mut driver = Driver {
-        engine,
-        link: Link {
-            writer,
-            opts,
-            framing: Framing::new(opts.checksum),
-            events,
-            noise: NoiseReports::default(),
-            last_lost: String::new(),
-        },
-        stop,
-        name,
-        state: State::new(),
-        summary: ClientSummary::default(),
-        answered: None,
-        heard: false,
-        refusal: None,
-        signed_on_at: Instant::now(),
-        pending: VecDeque::new(),
-        failure: None,
-        direct: port.is_none(),
-        local: false,
-        thinking: None,
-    };
+    let mut driver = Driver::new(engine, writer, events, opts, stop, port.is_none(), false);
     let outcome = driver.session();
-    if let Err(ClientError::Interrupted) = &outcome {
-        // The referee hears why the player goes quiet (profile section 5, `fault`).
-        let why = "argus client interrupted (Ctrl-C or a termination signal): the player leaves";
-        if let Err(e) = driver.link.fault(&driver.state.pos, why) {
-            log::warn!("{e}");
-        }
-    }
-    driver.engine.quit();
+    let outcome = driver.end(outcome);
     if let Some(port) = port {
         port.close();
     }
-    let outcome = match (outcome, driver.refusal.take()) {
-        (Err(ClientError::HungUp { address }), Some(reason)) if !driver.heard => {
-            Err(ClientError::Refused { address, reason })
-        }
-        (outcome, _) => outcome,
-    };
-    outcome.map(|()| driver.summary)
+    outcome
 }
 
 /// Shows a `fault` from the referee (it stops, to be resumed later, say): the client
@@ -503,6 +465,83 @@ struct Thinking {
     arrived: Instant,
     clocks: Option<TurnClocks>,
     draw_offered: bool,
+}
+
+impl Thinking {
+    /// The turn the engine thinks on, in the game as `state` follows it.
+    fn turn<'s>(&self, state: &'s State) -> Turn<'s> {
+        Turn {
+            position: &state.pos,
+            start: &state.start,
+            moves: &state.moves,
+            clocks: self.clocks.clone(),
+            draw_offered: self.draw_offered,
+        }
+    }
+}
+
+impl<'a> Driver<'a> {
+    /// A driver for `engine` on a line: what it writes to, and the lines from the
+    /// referee. `direct`: the line is in-process; `local`: the driver runs on its
+    /// referee's thread ([`session::LocalSession`]).
+    fn new(
+        engine: &'a mut dyn Engine,
+        writer: Box<dyn Write + Send>,
+        events: Receiver<PortEvent>,
+        opts: &'a ClientOptions,
+        stop: &'a Stop,
+        direct: bool,
+        local: bool,
+    ) -> Driver<'a> {
+        engine.watch(stop);
+        let name = opts.name.clone().unwrap_or_else(|| engine.name());
+        Driver {
+            engine,
+            link: Link {
+                writer,
+                opts,
+                framing: Framing::new(opts.checksum),
+                events,
+                noise: NoiseReports::default(),
+                last_lost: String::new(),
+            },
+            stop,
+            name,
+            state: State::new(),
+            summary: ClientSummary::default(),
+            answered: None,
+            heard: false,
+            refusal: None,
+            signed_on_at: Instant::now(),
+            pending: VecDeque::new(),
+            failure: None,
+            direct,
+            local,
+            thinking: None,
+        }
+    }
+
+    /// Ends the session with `outcome`: the referee hears why an interrupted player
+    /// goes quiet, the engine is ended, and a hang-up after a `fault` that came before
+    /// anything else is the referee's refusal. Returns what the session came to.
+    fn end(&mut self, outcome: Result<(), ClientError>) -> Result<ClientSummary, ClientError> {
+        if let Err(ClientError::Interrupted) = &outcome {
+            // The referee hears why the player goes quiet (profile section 5, `fault`).
+            let why =
+                "argus client interrupted (Ctrl-C or a termination signal): the player leaves";
+            if let Err(e) = self.link.fault(&self.state.pos, why) {
+                log::warn!("{e}");
+            }
+        }
+        self.engine.quit();
+        let outcome = match (outcome, self.refusal.take()) {
+            (Err(ClientError::HungUp { address }), Some(reason)) if !self.heard => {
+                Err(ClientError::Refused { address, reason })
+            }
+            (outcome, _) => outcome,
+        };
+        outcome.map(|()| self.summary.clone())
+    }
 }
 
 impl Driver<'_> {
@@ -842,23 +881,16 @@ impl Driver<'_> {
         let clocks = self.state.clocks(rec);
         let draw_offered = rec.has("draw_offer");
         if self.local && self.engine.pollable() {
-            let state = &self.state;
-            let turn = Turn {
-                position: &state.pos,
-                start: &state.start,
-                moves: &state.moves,
-                clocks: clocks.clone(),
-                draw_offered,
-            };
-            if let Err(e) = self.engine.begin_think(&turn) {
-                return self.recover(&e);
-            }
-            self.thinking = Some(Thinking {
+            let thinking = Thinking {
                 rec: rec.clone(),
                 arrived,
                 clocks,
                 draw_offered,
-            });
+            };
+            if let Err(e) = self.engine.begin_think(&thinking.turn(&self.state)) {
+                return self.recover(&e);
+            }
+            self.thinking = Some(thinking);
             return Ok(Next::Continue);
         }
         let thought = self.engine_call(move |engine, state| {
@@ -950,7 +982,7 @@ pub(crate) fn polled(engine: &mut dyn Engine, turn: &Turn<'_>) -> Result<Decisio
             let left = engine.wake_at().map_or(Duration::from_secs(5), |at| {
                 at.saturating_duration_since(Instant::now())
             });
-            let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap_or(1000);
+            let ms = crate::transport::poll_millis(left);
             let mut fds = [libc::pollfd {
                 fd,
                 events: libc::POLLIN,

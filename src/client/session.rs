@@ -34,32 +34,7 @@ impl<'a> LocalSession<'a> {
         opts: &'a ClientOptions,
         stop: &'a Stop,
     ) -> LocalSession<'a> {
-        engine.watch(stop);
-        let name = opts.name.clone().unwrap_or_else(|| engine.name());
-        let mut driver = Driver {
-            engine,
-            link: Link {
-                writer: end.writer,
-                opts,
-                framing: Framing::new(opts.checksum),
-                events: end.lines,
-                noise: NoiseReports::default(),
-                last_lost: String::new(),
-            },
-            stop,
-            name,
-            state: State::new(),
-            summary: ClientSummary::default(),
-            answered: None,
-            heard: false,
-            refusal: None,
-            signed_on_at: Instant::now(),
-            pending: VecDeque::new(),
-            failure: None,
-            direct: true,
-            local: true,
-            thinking: None,
-        };
+        let mut driver = Driver::new(engine, end.writer, end.lines, opts, stop, true, true);
         let ended = match stop.reason() {
             Some(reason) => Some(driver.leave(reason)),
             None => driver.sign_on().err().map(Err),
@@ -150,21 +125,7 @@ impl<'a> LocalSession<'a> {
                 self.driver.leave(reason)
             }
         };
-        let driver = &mut self.driver;
-        if let Err(ClientError::Interrupted) = &outcome {
-            let why = "argus interrupted: the player leaves";
-            if let Err(e) = driver.link.fault(&driver.state.pos, why) {
-                log::warn!("{e}");
-            }
-        }
-        driver.engine.quit();
-        let outcome = match (outcome, driver.refusal.take()) {
-            (Err(ClientError::HungUp { address }), Some(reason)) if !driver.heard => {
-                Err(ClientError::Refused { address, reason })
-            }
-            (outcome, _) => outcome,
-        };
-        outcome.map(|()| self.driver.summary.clone())
+        self.driver.end(outcome)
     }
 }
 
@@ -189,14 +150,9 @@ impl Driver<'_> {
         if let Some(thinking) = &self.thinking {
             // An engine whose output ended is read for its error.
             let readable = readable || self.engine.output_fd().is_none();
-            let turn = Turn {
-                position: &self.state.pos,
-                start: &self.state.start,
-                moves: &self.state.moves,
-                clocks: thinking.clocks.clone(),
-                draw_offered: thinking.draw_offered,
-            };
-            if let Some(thought) = self.engine.poll_think(&turn, readable)
+            if let Some(thought) = self
+                .engine
+                .poll_think(&thinking.turn(&self.state), readable)
                 && let Some(thinking) = self.thinking.take()
             {
                 busy = true;

@@ -489,9 +489,13 @@ pub fn run_with(
         )?;
     }
 
-    let handle_event = |ev: PortEvent| -> Option<(Input, Option<Event>)> {
+    // A line's event as the referee's input (with the journal's event when it is not
+    // the input's own); a dropped overlong line is only journaled.
+    let handle_event = |ev: PortEvent,
+                        records: &mut Records|
+     -> Result<Option<(Input, Option<Event>)>, MediatorError> {
         let port = ev.port;
-        Some(match ev.event {
+        Ok(Some(match ev.event {
             LinkEvent::Line { at, bytes } => (
                 Input::Line {
                     port,
@@ -523,8 +527,16 @@ pub fn run_with(
                 },
                 None,
             ),
-            LinkEvent::Overlong { .. } => return None,
-        })
+            LinkEvent::Overlong { at, len } => {
+                log::warn!("port {port}: a {len}-byte line dropped (over the record limit)");
+                records.journal.write(&Event::Overlong {
+                    t: micros(stamp(at)),
+                    port,
+                    len,
+                })?;
+                return Ok(None);
+            }
+        }))
     };
 
     while !over {
@@ -535,15 +547,7 @@ pub fn run_with(
                 let mut busy = false;
                 while !over && let Ok(ev) = events.try_recv() {
                     busy = true;
-                    if let LinkEvent::Overlong { at, len } = ev.event {
-                        records.journal.write(&Event::Overlong {
-                            t: micros(stamp(at)),
-                            port: ev.port,
-                            len,
-                        })?;
-                        continue;
-                    }
-                    if let Some((input, extra)) = handle_event(ev) {
+                    if let Some((input, extra)) = handle_event(ev, records)? {
                         feed(
                             &mut referee,
                             input,
@@ -600,10 +604,9 @@ pub fn run_with(
                     )?;
                 }
                 due => {
-                    let timer = due
-                        .and_then(|due| epoch.checked_add(due.saturating_sub(origin)))
-                        .unwrap_or(now + LOCAL_TICK);
-                    local.wait(timer.min(now + LOCAL_TICK));
+                    let tick = now + LOCAL_TICK;
+                    let timer = due.and_then(|due| epoch.checked_add(due.saturating_sub(origin)));
+                    local.wait(timer.map_or(tick, |timer| timer.min(tick)));
                 }
             }
             continue;
@@ -617,12 +620,7 @@ pub fn run_with(
         select! {
             recv(events) -> ev => {
                 let Ok(ev) = ev else { break };
-                if let LinkEvent::Overlong { at, len } = ev.event {
-                    log::warn!("port {}: a {len}-byte line dropped (over the record limit)", ev.port);
-                    records.journal.write(&Event::Overlong { t: micros(stamp(at)), port: ev.port, len })?;
-                    continue;
-                }
-                if let Some((input, extra)) = handle_event(ev) {
+                if let Some((input, extra)) = handle_event(ev, records)? {
                     feed(&mut referee, input, extra, records, &mut tally, &mut over, &mut stopped)?;
                 }
             }
@@ -639,11 +637,7 @@ pub fn run_with(
                 // Lines already stamped come first: a reply that arrived before the
                 // flag fell must be judged on time.
                 while let Ok(ev) = events.try_recv() {
-                    if let LinkEvent::Overlong { at, len } = ev.event {
-                        records.journal.write(&Event::Overlong { t: micros(stamp(at)), port: ev.port, len })?;
-                        continue;
-                    }
-                    if let Some((input, extra)) = handle_event(ev) {
+                    if let Some((input, extra)) = handle_event(ev, records)? {
                         feed(&mut referee, input, extra, records, &mut tally, &mut over, &mut stopped)?;
                     }
                 }

@@ -279,6 +279,10 @@ pub(super) fn play(
             .then(|| Adjudicator::new(cfg.adjudication.clone())),
         control: control_tx,
     };
+    let options = mediator::RunOptions {
+        eol: Eol::Lf,
+        resume: takeover,
+    };
     #[cfg(unix)]
     if local {
         let mut locals: Vec<(Box<dyn Engine>, ClientOptions)> = sides
@@ -291,12 +295,8 @@ pub(super) fn play(
         let mut lines = Vec::with_capacity(2);
         let mut sessions = Vec::with_capacity(2);
         for (i, (engine, opts)) in locals.iter_mut().enumerate() {
-            let (referee_end, client_end) = memory::direct_pair();
-            lines.push(Line {
-                label: config.port_labels[i].clone(),
-                wire: Wire::Direct(referee_end),
-                reopen: None,
-            });
+            let (line, client_end) = direct_line(&config.port_labels[i]);
+            lines.push(line);
             sessions.push(crate::client::session::LocalSession::new(
                 client_end,
                 &mut **engine,
@@ -304,10 +304,6 @@ pub(super) fn play(
                 &client_stops[i],
             ));
         }
-        let lines: [Line; 2] = match lines.try_into() {
-            Ok(lines) => lines,
-            Err(_) => unreachable!("two lines"),
-        };
         let mut pair = super::local::LocalPair {
             sessions,
             woken: wake.map(|(woken, _)| woken),
@@ -315,13 +311,9 @@ pub(super) fn play(
             names: [spec.white, spec.black].map(|i| names[i].clone()),
             reported: [false; 2],
         };
-        let options = mediator::RunOptions {
-            eol: Eol::Lf,
-            resume: takeover,
-        };
         let outcome = mediator::run_with(
             referee,
-            lines,
+            two(lines),
             options,
             &mut records,
             &mut watcher,
@@ -346,12 +338,8 @@ pub(super) fn play(
             let label = config.port_labels[i].clone();
             match side {
                 Side::Local(mut engine, opts) => {
-                    let (referee_end, client_end) = memory::direct_pair();
-                    lines.push(Line {
-                        label,
-                        wire: Wire::Direct(referee_end),
-                        reopen: None,
-                    });
+                    let (line, client_end) = direct_line(&label);
+                    lines.push(line);
                     let client_stop = &client_stops[i];
                     let control = watcher.control.clone();
                     scope.spawn(move || {
@@ -360,13 +348,7 @@ pub(super) fn play(
                             // The engine failed and its restart too: it loses the game
                             // now, rather than on time.
                             Err(client::ClientError::Engine(e)) => {
-                                let loser = if i == 0 { Color::White } else { Color::Black };
-                                let _ = control.send(Control::Command(Command::Adjudicate {
-                                    result: GameResult::loss_for(loser),
-                                    reason: Some(format!(
-                                        "{name}'s engine failed and could not be restarted: {e}"
-                                    )),
-                                }));
+                                let _ = control.send(engine_failed(i, &name, &e));
                             }
                             Err(e) => log::debug!("game {}: {name}: {e}", spec.number),
                             Ok(_) => {}
@@ -383,15 +365,14 @@ pub(super) fn play(
                 }
             }
         }
-        let lines: [Line; 2] = match lines.try_into() {
-            Ok(lines) => lines,
-            Err(_) => unreachable!("two lines"),
-        };
-        let options = mediator::RunOptions {
-            eol: Eol::Lf,
-            resume: takeover,
-        };
-        let outcome = mediator::run(referee, lines, options, &mut records, &mut watcher, control);
+        let outcome = mediator::run(
+            referee,
+            two(lines),
+            options,
+            &mut records,
+            &mut watcher,
+            control,
+        );
         // Local clients leave at the referee's disconnect (a hosted game sends none);
         // after a stop they are told to.
         for stop in &client_stops {
@@ -402,6 +383,38 @@ pub(super) fn play(
     lock(controls).remove(&spec.number);
     outcome.map_err(|e| e.to_string())?;
     Ok(watcher.report)
+}
+
+/// A local engine's in-process line called `label`: the referee's end as a line of
+/// the game, and the client's end.
+fn direct_line(label: &str) -> (Line, memory::ClientEnd) {
+    let (referee_end, client_end) = memory::direct_pair();
+    let line = Line {
+        label: label.to_string(),
+        wire: Wire::Direct(referee_end),
+        reopen: None,
+    };
+    (line, client_end)
+}
+
+/// A game's two lines, White's first.
+fn two(lines: Vec<Line>) -> [Line; 2] {
+    match lines.try_into() {
+        Ok(lines) => lines,
+        Err(_) => unreachable!("two lines"),
+    }
+}
+
+/// What the game's referee is told when the engine of side `i` (0 for White) failed
+/// and could not be restarted: it loses the game now, rather than on time.
+pub(super) fn engine_failed(i: usize, name: &str, e: &client::EngineError) -> Control {
+    let loser = if i == 0 { Color::White } else { Color::Black };
+    Control::Command(Command::Adjudicate {
+        result: GameResult::loss_for(loser),
+        reason: Some(format!(
+            "{name}'s engine failed and could not be restarted: {e}"
+        )),
+    })
 }
 
 /// The report of a game one side forfeits before it begins (its engine does not start):

@@ -13,12 +13,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
-use shakmaty::Color;
 
 use crate::client::session::LocalSession;
-use crate::core::game::GameResult;
-use crate::core::supervisor::Command;
 use crate::mediator::{self, Control};
+use crate::transport::{poll_millis, set_nonblocking};
 
 /// Wakes a local game's thread from its `poll`.
 #[derive(Clone, Debug)]
@@ -35,16 +33,8 @@ impl Waker {
 /// Both ends are non-blocking.
 pub(super) fn wake_pipe() -> std::io::Result<(PipeReader, Waker)> {
     let (read, write) = std::io::pipe()?;
-    for fd in [read.as_raw_fd(), write.as_raw_fd()] {
-        // SAFETY: fcntl on an open descriptor owned here, with integer flags.
-        let set = unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
-        };
-        if !set {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
+    set_nonblocking(read.as_raw_fd())?;
+    set_nonblocking(write.as_raw_fd())?;
     Ok((read, Waker(Arc::new(write))))
 }
 
@@ -68,17 +58,10 @@ impl mediator::Local for LocalPair<'_> {
             busy |= session.pump();
             if session.is_over() && !self.reported[i] {
                 self.reported[i] = true;
-                // The engine failed and its restart too: it loses the game now, rather
-                // than on time.
                 if let Some(e) = session.engine_failure() {
-                    let loser = if i == 0 { Color::White } else { Color::Black };
-                    let _ = self.control.send(Control::Command(Command::Adjudicate {
-                        result: GameResult::loss_for(loser),
-                        reason: Some(format!(
-                            "{}'s engine failed and could not be restarted: {e}",
-                            self.names[i]
-                        )),
-                    }));
+                    let _ = self
+                        .control
+                        .send(super::game::engine_failed(i, &self.names[i], e));
                 }
             }
         }
@@ -110,9 +93,7 @@ impl mediator::Local for LocalPair<'_> {
                 revents: 0,
             });
         }
-        let left = until.saturating_duration_since(Instant::now());
-        // Rounded up: a wait never ends before its deadline.
-        let ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap_or(libc::c_int::MAX);
+        let ms = poll_millis(until.saturating_duration_since(Instant::now()));
         let Ok(count) = libc::nfds_t::try_from(fds.len()) else {
             return;
         };

@@ -287,6 +287,34 @@ impl Link {
     }
 }
 
+/// Makes `fd` non-blocking: a read or write that would wait fails with `WouldBlock`
+/// (for descriptors that a `poll` watches).
+///
+/// # Errors
+///
+/// The system's error when the flags cannot be read or set.
+#[cfg(unix)]
+pub fn set_nonblocking(fd: std::os::fd::RawFd) -> io::Result<()> {
+    // SAFETY: fcntl with integer flags has no memory-safety preconditions; an fd that
+    // is not open gives an error.
+    let set = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+    };
+    if set {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The timeout of a `poll` that waits `left`, in milliseconds, rounded up so that a
+/// wait never ends before its deadline.
+#[cfg(unix)]
+pub fn poll_millis(left: Duration) -> libc::c_int {
+    libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap_or(libc::c_int::MAX)
+}
+
 fn report(events: &Sender<PortEvent>, port: Port, event: LinkEvent) {
     let _ = events.send(PortEvent { port, event });
 }

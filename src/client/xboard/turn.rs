@@ -141,6 +141,20 @@ impl XboardEngine {
                 state.deadline = Instant::now() + state.budget;
             }
             Line::OfferDraw if turn.draw_offered => return Some(Ok(Decision::AcceptDraw)),
+            other => return self.take_any_line(state, other, line),
+        }
+        None
+    }
+
+    /// A line that means the same before `go` and after it: a complaint about what was
+    /// sent fails the turn, features are taken, the rest is only logged.
+    fn take_any_line(
+        &mut self,
+        state: &TurnState,
+        parsed: Line,
+        line: &str,
+    ) -> Option<Result<Decision, EngineError>> {
+        match parsed {
             Line::IllegalMove(text) => return Some(Err(self.refused(&text))),
             Line::Error(command) if state.sent.concerns(&command) => {
                 return Some(Err(self.refused(&command)));
@@ -213,21 +227,7 @@ impl XboardEngine {
                     self.command
                 );
             }
-            Line::IllegalMove(text) => return Some(Err(self.refused(&text))),
-            Line::Error(command) if state.sent.concerns(&command) => {
-                return Some(Err(self.refused(&command)));
-            }
-            Line::Error(command) => {
-                log::warn!("{}: refused {command:?}", self.command);
-            }
-            Line::Feature(features) => {
-                if let Err(e) = self.features(&features) {
-                    return Some(Err(e));
-                }
-            }
-            Line::Result(GameResult::Unknown) | Line::Pong(_) | Line::Other => {
-                log::debug!("{}: {line}", self.command);
-            }
+            other => return self.take_any_line(state, other, line),
         }
         None
     }
