@@ -484,6 +484,7 @@ where
         illegal: IllegalRule::Loss,
         attended: false,
         hosted: false,
+        time_margin: Default::default(),
         wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;
@@ -498,6 +499,7 @@ where
             eol: Eol::Lf,
             checksum: true,
             token: None,
+            restarts: None,
         };
         let mut mover = engine(port.index() as u64 + 1);
         let duplex = slave.duplex;

@@ -58,10 +58,16 @@ pub enum Command {
 #[derive(Args)]
 pub struct ServeArgs {
     /// A player: `name=NAME cmd=COMMAND proto=uci|xboard [option.X=V ...]
-    /// [nodes=N|depth=N|movetime=MS]` (proto=random and no cmd: argus's random mover).
-    /// Give one --engine per player.
+    /// [nodes=N|depth=N|movetime=MS] [timemargin=MS] [restarts=N]` (proto=random and no
+    /// cmd: argus's random mover). Give one --engine per player. An engine that crashes
+    /// or stops answering loses its game, unless restarts=N lets it be restarted N times
+    /// a game; timemargin=MS forgives answers up to MS late.
     #[arg(long = "engine", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
     pub engine: Vec<String>,
+    /// Words every --engine shares (`timemargin=50 option.Hash=16`); an engine's own
+    /// word for the same key wins.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub each: Vec<String>,
     /// A player that connects by itself (`argus client --connect`), as NAME or
     /// NAME:TOKEN; with any token given, only listed players, each with its token, may
     /// sign on. Players keep the order of --engine and --player on the command line.
@@ -899,7 +905,15 @@ mod tests {
         assert_eq!(leaves.len(), keys().len());
         // An [[engine]]'s keys are --engine's words.
         let words = [
-            "name", "cmd", "proto", "option", "nodes", "depth", "movetime",
+            "name",
+            "cmd",
+            "proto",
+            "option",
+            "nodes",
+            "depth",
+            "movetime",
+            "restarts",
+            "timemargin",
         ];
         let mut engine: Vec<&str> = crate::server::config::engine_keys().to_vec();
         engine.sort_unstable();

@@ -257,6 +257,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         illegal: args.illegal.into(),
         attended: !args.unattended,
         hosted: false,
+        time_margin: Default::default(),
         wire: wire_timing(
             [&port_a, &port_b],
             &args.line.settings(),
@@ -331,6 +332,7 @@ fn plan_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         illegal: event.illegal,
         attended: !unattended,
         hosted: false,
+        time_margin: Default::default(),
         wire: event.wire_timing(),
     };
     Ok(Plan {

@@ -54,6 +54,7 @@ fn long_journal(path: &Path, pgn: &Path) {
         illegal: IllegalRule::Loss,
         attended: false,
         hosted: false,
+        time_margin: Default::default(),
         wire: Default::default(),
     };
     let mut journal = Journal::create(path).unwrap();

@@ -149,11 +149,12 @@ fn fast_players_answering_what_they_are_sent_are_no_flood() {
     }
 }
 
-/// An engine that crashes and cannot be restarted loses the game it was playing at
-/// once, and forfeits the games after it, each saying so.
+/// An engine that crashes loses the game it was playing at once (no restarts unless
+/// the organiser asks), abandoned, and one that cannot be started for its next game
+/// forfeits it, each saying so.
 #[cfg(unix)]
 #[test]
-fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
+fn an_engine_that_crashes_loses_and_one_that_cannot_start_forfeits() {
     let dir = tempfile::tempdir().unwrap();
     let mark = dir.path().join("crashed");
     let cmd = crashes_at_its_first_go(dir.path(), "crashy", &mark, "exit 1");
@@ -180,9 +181,11 @@ fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
         .replace('\n', " ");
     let tail = &pgn[pgn.len().saturating_sub(600)..];
     assert!(
-        pgn.contains("Crashy's engine failed and could not be restarted"),
+        pgn.contains("Crashy's engine failed: ") && pgn.contains("it loses the game"),
         "{tail}"
     );
+    assert!(pgn.contains("[Termination \"abandoned\"]"), "{tail}");
+    assert!(!pgn.contains("reported a fault"), "no restart: {tail}");
     assert!(pgn.contains("Crashy could not be started"), "{tail}");
     assert_eq!(
         pgn_results(&out),
@@ -192,8 +195,9 @@ fn an_engine_that_cannot_be_restarted_loses_and_forfeits_the_rest() {
 }
 
 /// A local engine that crashes in its game (here on the game's own thread, both
-/// engines being UCI or random movers) reports the fault, is restarted, is
-/// resynchronised and plays the game out.
+/// engines being UCI or random movers), when the organiser allows restarts
+/// (`restarts=1`), reports the fault, is restarted, is resynchronised and plays the
+/// game out; the game's record says where.
 #[cfg(unix)]
 #[test]
 #[ignore = "needs stockfish"]
@@ -209,6 +213,7 @@ fn a_local_engine_that_crashes_is_restarted_and_plays_its_game_out() {
         &cmd,
         "proto=uci",
         "depth=1",
+        "restarts=1",
         "--engine",
         "name=Steady",
         "--games",
@@ -226,8 +231,14 @@ fn a_local_engine_that_crashes_is_restarted_and_plays_its_game_out() {
         journal.contains("refreq fault") && journal.contains("exited"),
         "the crash is reported to the referee"
     );
-    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
-    assert!(!pgn.contains("could not be restarted"), "{pgn}");
+    let pgn = std::fs::read_to_string(out.join("games.pgn"))
+        .unwrap()
+        .replace('\n', " ");
+    assert!(!pgn.contains("it loses the game"), "{pgn}");
+    assert!(
+        pgn.contains("White reported a fault: engine: ") && pgn.contains("exited"),
+        "the restart is in the game's record: {pgn}"
+    );
     assert!(
         pgn.contains("[Termination \"normal\"]") || pgn.contains("[Termination \"time forfeit\"]"),
         "{pgn}"
@@ -255,6 +266,7 @@ fn ctrl_c_during_a_local_engines_restart_stops_the_event_at_once() {
         "name=Hangs",
         &cmd,
         "proto=uci",
+        "restarts=1",
         "--engine",
         "name=Steady",
         "--games",
@@ -391,4 +403,84 @@ fn crashes_at_its_first_go(
         .status()
         .unwrap();
     format!("cmd={}", engine.display())
+}
+
+/// Ctrl-C while a game is being started (its engines starting, before its referee
+/// runs) stops that game too: it is not played, the event stops at once, and the game
+/// is left for `--resume`.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs stockfish"]
+fn ctrl_c_while_a_game_is_being_started_stops_it() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("slow-start.sh");
+    std::fs::write(&engine, "#!/bin/sh\nsleep 1\nexec /usr/games/stockfish\n").unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    let out = dir.path().join("event");
+    let cmd = format!("cmd={}", engine.display());
+    let mut child = spawn(&[
+        "serve",
+        "--engine",
+        "name=Slow",
+        &cmd,
+        "proto=uci",
+        "depth=1",
+        "--engine",
+        "name=Steady",
+        "--games",
+        "1",
+        "--tc",
+        "4+0.04",
+        "--plain",
+        "--unattended",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|_| panic!("the game never began: {seen:?}"));
+        let begun = line.starts_with("game 1/1");
+        seen.push(line);
+        if begun {
+            break;
+        }
+    }
+    // The engine is starting (it sleeps a second first).
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let asked = Instant::now();
+    // SAFETY: kill has no memory-safety preconditions.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let stopped = finish(child, Duration::from_secs(30));
+    let took = asked.elapsed();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert_eq!(stopped.status.code(), Some(130), "{rest:?}");
+    assert!(
+        took < Duration::from_secs(3),
+        "the stop took {took:?}: {rest:?}{}",
+        text(&stopped.stderr)
+    );
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap_or_default();
+    assert!(
+        !pgn.contains("[Result"),
+        "the game was played after the stop: {pgn}"
+    );
 }

@@ -127,7 +127,7 @@ pub enum Decision {
 }
 
 /// An error of an engine.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum EngineError {
     /// The engine could not be started.
     #[error("engine {command}: cannot start: {reason}")]
@@ -256,6 +256,12 @@ pub struct ClientOptions {
     /// The secret sent with `sign_on` (`token`) to an IP referee whose event lists its
     /// players with secrets (profile section 9).
     pub token: Option<String>,
+    /// How many times a failed engine is restarted (and the game goes on) before its
+    /// failure ends the session with [`ClientError::Engine`]; `None` restarts it every
+    /// time (`argus client`: the serial club's way, spec 3.2 item 8). `argus serve`
+    /// gives `Some(0)` unless the organiser asks for restarts (`restarts=N`), so that an
+    /// engine that crashes loses its game as in cutechess-cli and fastchess.
+    pub restarts: Option<u32>,
 }
 
 /// What a client session came to.
@@ -731,6 +737,17 @@ impl Driver<'_> {
         if self.stop.is_set() {
             // The engine was stopped: the client is leaving.
             return Ok(Next::Leave);
+        }
+        if self
+            .link
+            .opts
+            .restarts
+            .is_some_and(|budget| self.summary.faults >= budget)
+        {
+            // No restart left: the failure ends the session (its host decides the
+            // game).
+            log::error!("{error}");
+            return Err(ClientError::Engine(error.clone()));
         }
         log::error!("{error}; restarting the engine");
         self.link.fault(&self.state.pos, &error.to_string())?;

@@ -133,6 +133,7 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
         // TCP loses nothing: the checksum extension is for noisy serial lines.
         checksum: !args.no_checksum && args.connect.is_none(),
         token: args.token.clone(),
+        restarts: None,
     };
     let summary = loop {
         let stop = current

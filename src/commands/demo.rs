@@ -31,6 +31,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         illegal: IllegalRule::Loss,
         attended: false,
         hosted: false,
+        time_margin: Default::default(),
         wire: Default::default(),
     };
     let live = match &args.http {
@@ -60,6 +61,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
             eol: Eol::Lf,
             checksum: true,
             token: None,
+            restarts: None,
         };
         let duplex = slave.duplex;
         clients.push(

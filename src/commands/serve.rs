@@ -23,7 +23,8 @@ fn serve_players(
             .unwrap_or_default();
         let mut first = 0;
         for words in groups {
-            let spec = EngineSpec::parse(&words).map_err(anyhow::Error::msg)?;
+            let spec =
+                EngineSpec::parse(&with_each(&args.each, &words)).map_err(anyhow::Error::msg)?;
             placed.push((
                 engine_at.get(first).copied().unwrap_or(0),
                 Entrant::Engine(spec),
@@ -52,6 +53,25 @@ fn serve_players(
         );
     }
     Ok(players)
+}
+
+/// An engine's words after the words every engine shares (`--each`), leaving out
+/// those the engine gives itself (a search limit is one key, whichever of `nodes=`,
+/// `depth=`, `movetime=`).
+fn with_each(each: &[String], own: &[String]) -> Vec<String> {
+    let key = |word: &String| -> String {
+        let key = word.split_once('=').map_or(word.as_str(), |(k, _)| k);
+        match key {
+            "nodes" | "depth" | "movetime" => "limit".to_string(),
+            other => other.to_string(),
+        }
+    };
+    let own_keys: Vec<String> = own.iter().map(key).collect();
+    each.iter()
+        .filter(|w| !own_keys.contains(&key(w)))
+        .chain(own)
+        .cloned()
+        .collect()
 }
 
 /// The event that `argus serve`'s options describe.

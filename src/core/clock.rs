@@ -388,6 +388,8 @@ impl Side {
 pub struct Clocks {
     time_control: TimeControl,
     sides: ByColor<Side>,
+    /// How far past its time each side may move and not be flagged.
+    margin: ByColor<Duration>,
 }
 
 impl Clocks {
@@ -408,7 +410,20 @@ impl Clocks {
                 black: side.clone(),
                 white: side,
             },
+            margin: ByColor::default(),
         }
+    }
+
+    /// Forgives `color` moves up to `margin` past its time (cutechess-cli's
+    /// `timemargin`): such a move is not flagged, and only the time that was left is
+    /// consumed (the clock stands at zero before the increment).
+    pub fn set_margin(&mut self, color: Color, margin: Duration) {
+        self.margin[color] = margin;
+    }
+
+    /// How far past its time `color` may move and not be flagged.
+    pub fn margin(&self, color: Color) -> Duration {
+        self.margin[color]
     }
 
     /// Returns the time control the clocks run under.
@@ -449,6 +464,7 @@ impl Clocks {
     pub fn charge(&mut self, color: Color, elapsed: Duration) -> Charge {
         let timed = self.time_control.is_timed();
         let periods = &self.time_control.periods;
+        let margin = self.margin[color];
         let side = &mut self.sides[color];
         side.moves = side.moves.saturating_add(1);
         if !timed {
@@ -461,7 +477,7 @@ impl Clocks {
         }
 
         let left = side.remaining;
-        let flagged = elapsed > left;
+        let flagged = elapsed > left.saturating_add(margin);
         let used = elapsed.min(left);
         side.remaining = left - used;
         side.consumed = side.consumed.saturating_add(used);

@@ -27,6 +27,15 @@ pub enum Command {
         /// Why, for the game record.
         reason: Option<String>,
     },
+    /// The player on this port loses the game in progress by abandoning it (its
+    /// engine crashed or stopped answering, and is not restarted): PGN Termination
+    /// `abandoned`, the reason in the game's last comment.
+    Forfeit {
+        /// The player that loses.
+        port: Port,
+        /// Why, for the game record.
+        reason: Option<String>,
+    },
     /// Resynchronise one player (as when it signs on again).
     Restart(Port),
     /// Give a player time (positive) or take it away (negative), in milliseconds.
@@ -49,7 +58,7 @@ pub struct CommandError(pub String);
 
 /// The help text for the console.
 pub const HELP: &str = "commands: status | pause | resume | adjudicate 1-0|0-1|1/2-1/2 [reason] | \
-restart a|b | clock a|b +SECS|-SECS | abort | quit";
+forfeit a|b [reason] | restart a|b | clock a|b +SECS|-SECS | abort | quit";
 
 fn port(word: Option<&str>) -> Result<Port, CommandError> {
     match word.map(str::to_ascii_lowercase).as_deref() {
@@ -89,6 +98,12 @@ impl FromStr for Command {
                 let reason = (!reason.is_empty()).then(|| reason.join(" "));
                 Command::Adjudicate { result, reason }
             }
+            "forfeit" => {
+                let port = port(words.next())?;
+                let reason: Vec<&str> = words.by_ref().collect();
+                let reason = (!reason.is_empty()).then(|| reason.join(" "));
+                Command::Forfeit { port, reason }
+            }
             "clock" => {
                 let port = port(words.next())?;
                 let amount = words.next().unwrap_or_default();
@@ -110,7 +125,11 @@ impl FromStr for Command {
             }
             other => return Err(CommandError(format!("unknown command {other:?}; {HELP}"))),
         };
-        if !matches!(command, Command::Adjudicate { .. }) && words.next().is_some() {
+        if !matches!(
+            command,
+            Command::Adjudicate { .. } | Command::Forfeit { .. }
+        ) && words.next().is_some()
+        {
             return Err(CommandError(format!("too many words; {HELP}")));
         }
         Ok(command)
@@ -129,6 +148,10 @@ impl fmt::Display for Command {
             Command::Adjudicate { result, reason } => match reason {
                 Some(reason) => write!(f, "adjudicate {result} {reason}"),
                 None => write!(f, "adjudicate {result}"),
+            },
+            Command::Forfeit { port, reason } => match reason {
+                Some(reason) => write!(f, "forfeit {port} {reason}"),
+                None => write!(f, "forfeit {port}"),
             },
             Command::Clock { port, delta_ms } => {
                 let sign = if *delta_ms < 0 { '-' } else { '+' };
@@ -155,6 +178,8 @@ mod tests {
             "restart b",
             "adjudicate 1-0",
             "adjudicate 1/2-1/2 both flags down",
+            "forfeit a",
+            "forfeit b its engine exited",
             "clock a +30.000",
             "clock b -1.500",
         ] {
@@ -177,6 +202,7 @@ mod tests {
             "dance",
             "restart c",
             "adjudicate 2-0",
+            "forfeit c",
             "clock a 30",
             "pause now",
         ] {

@@ -71,7 +71,7 @@ impl FileOption {
 }
 
 /// Options whose value is several words (given in the file as one string of them).
-const MANY_WORDS: [&str; 5] = ["engine", "player", "resign", "draw", "sprt"];
+const MANY_WORDS: [&str; 6] = ["engine", "player", "each", "resign", "draw", "sprt"];
 
 /// Options that take no value: `true` sets them, `false` leaves them off.
 const FLAGS: [&str; 2] = ["unattended", "standby_sync"];
@@ -116,6 +116,7 @@ struct RawTournament {
     maxmoves: Value,
     sprt: Value,
     unattended: Value,
+    each: Value,
 }
 
 #[derive(Deserialize, Default)]
@@ -147,6 +148,8 @@ struct RawEngine {
     nodes: Value,
     depth: Value,
     movetime: Value,
+    restarts: Value,
+    timemargin: Value,
 }
 
 /// One `[[player]]`.
@@ -266,6 +269,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
         ("maxmoves", &t.maxmoves),
         ("sprt", &t.sprt),
         ("unattended", &t.unattended),
+        ("each", &t.each),
     ] {
         scalar("tournament", name, value)?;
     }
@@ -289,6 +293,8 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
             ("nodes", &e.nodes),
             ("depth", &e.depth),
             ("movetime", &e.movetime),
+            ("restarts", &e.restarts),
+            ("timemargin", &e.timemargin),
         ] {
             if let Some(value) = value {
                 let key = format!("engine.{name}");

@@ -233,6 +233,29 @@ impl fmt::Display for GameStatus {
     }
 }
 
+/// What a game's referee is told when the engine of side `i` (0 for White, on port a)
+/// failed (it crashed, stopped answering, or played nonsense) with no restart left
+/// (`restarts=N`, none unless the organiser asks): it loses the game now, by
+/// abandoning it (PGN Termination `abandoned`, what happened in the game's last
+/// comment), as in cutechess-cli and fastchess.
+pub(super) fn engine_failed(
+    i: usize,
+    name: &str,
+    e: &crate::client::EngineError,
+) -> crate::mediator::Control {
+    let port = if i == 0 {
+        crate::core::Port::A
+    } else {
+        crate::core::Port::B
+    };
+    let what = e.to_string();
+    let what = what.strip_prefix("engine: ").unwrap_or(&what);
+    crate::mediator::Control::Command(Command::Forfeit {
+        port,
+        reason: Some(format!("{name}'s engine failed: {what}; it loses the game")),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

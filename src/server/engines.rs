@@ -33,6 +33,16 @@ pub struct EngineSpec {
     pub options: Vec<(String, String)>,
     /// A fixed search limit instead of the clock.
     pub limit: Option<Limit>,
+    /// How many times in a game the engine is restarted after a failure (a crash, a
+    /// stall, nonsense), the game going on, before a failure loses it the game
+    /// (`restarts=N`; none unless asked, as in cutechess-cli and fastchess).
+    #[serde(default)]
+    pub restarts: u32,
+    /// How far past its time the engine may answer and not lose on time
+    /// (`timemargin=MS`, cutechess-cli's): an overshoot up to it is forgiven, the
+    /// clock standing at zero before the increment.
+    #[serde(default)]
+    pub time_margin: Duration,
 }
 
 impl EngineSpec {
@@ -57,10 +67,12 @@ impl EngineSpec {
         let mut proto = None;
         let mut options = Vec::new();
         let mut limit = None;
+        let mut restarts = 0;
+        let mut time_margin = Duration::ZERO;
         for word in words {
             let Some((key, value)) = word.split_once('=') else {
                 return Err(format!(
-                    "--engine {word:?}: expected KEY=VALUE (name=, cmd=, proto=, option.X=, nodes=, depth=, movetime=)"
+                    "--engine {word:?}: expected KEY=VALUE (name=, cmd=, proto=, option.X=, nodes=, depth=, movetime=, restarts=, timemargin=)"
                 ));
             };
             match key {
@@ -78,6 +90,17 @@ impl EngineSpec {
                         }
                     });
                 }
+                "restarts" => {
+                    restarts = value.parse().map_err(|_| {
+                        format!("--engine {word}: expected restarts=N, a whole number")
+                    })?;
+                }
+                "timemargin" => {
+                    let ms: u64 = value.parse().map_err(|_| {
+                        format!("--engine {word}: expected timemargin=MS, in milliseconds")
+                    })?;
+                    time_margin = Duration::from_millis(ms);
+                }
                 "nodes" | "depth" | "movetime" => {
                     if limit.is_some() {
                         return Err(format!(
@@ -92,7 +115,7 @@ impl EngineSpec {
                     }
                     _ => {
                         return Err(format!(
-                            "--engine {word}: unknown key {key:?} (name, cmd, proto, option.X, nodes, depth, movetime)"
+                            "--engine {word}: unknown key {key:?} (name, cmd, proto, option.X, nodes, depth, movetime, restarts, timemargin)"
                         ));
                     }
                 },
@@ -120,6 +143,8 @@ impl EngineSpec {
             proto,
             options,
             limit,
+            restarts,
+            time_margin,
         })
     }
 

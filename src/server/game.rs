@@ -40,6 +40,10 @@ pub(super) fn game_config(
         illegal: cfg.illegal,
         attended: false,
         hosted,
+        time_margin: [spec.white, spec.black].map(|i| match &cfg.players[i] {
+            Entrant::Engine(engine) => engine.time_margin,
+            Entrant::Remote(_) | Entrant::Seat(_) => Duration::ZERO,
+        }),
         wire: Default::default(),
     }
 }
@@ -155,6 +159,10 @@ pub(super) fn play(
         Some(Err(e)) => return Err(e.to_string()),
         None => None,
     };
+    // Stopped while this game was being claimed: it does not begin.
+    if event.stopped.load(std::sync::atomic::Ordering::SeqCst) {
+        return Ok(None);
+    }
     let mut sides = Vec::with_capacity(2);
     for (i, player) in [spec.white, spec.black].into_iter().enumerate() {
         sides.push(match (&cfg.players[player], event.remote_index[player]) {
@@ -162,6 +170,10 @@ pub(super) fn play(
                 let seed = u64::from(spec.number) * 2 + i as u64;
                 let started = match engine.start(seed) {
                     Ok(started) => started,
+                    // Stopped while the engine started: the game does not begin.
+                    Err(_) if event.stopped.load(std::sync::atomic::Ordering::SeqCst) => {
+                        return Ok(None);
+                    }
                     // An engine that cannot be started forfeits its game, and says so.
                     Err(e) => {
                         let loser = if i == 0 { Color::White } else { Color::Black };
@@ -175,6 +187,7 @@ pub(super) fn play(
                     eol: Eol::Lf,
                     checksum: false,
                     token: None,
+                    restarts: Some(engine.restarts),
                 };
                 Side::Local(started, opts)
             }
@@ -266,6 +279,13 @@ pub(super) fn play(
             waker: wake.as_ref().map(|(_, waker)| waker.clone()),
         },
     );
+    // The event stopped while this game was being started (its engines starting), before
+    // its control was there to be told: it stops now, as the games under way did.
+    if event.stopped.load(std::sync::atomic::Ordering::SeqCst)
+        && let Some(control) = lock(controls).get(&spec.number)
+    {
+        control.stop();
+    }
     let mut watcher = GameWatcher {
         number: spec.number,
         msgs,
@@ -345,10 +365,10 @@ pub(super) fn play(
                     scope.spawn(move || {
                         let name = opts.name.clone().unwrap_or_default();
                         match client::run_until(client_end, &mut *engine, &opts, client_stop) {
-                            // The engine failed and its restart too: it loses the game
-                            // now, rather than on time.
+                            // The engine failed with no restart left: it loses the
+                            // game now, rather than on time.
                             Err(client::ClientError::Engine(e)) => {
-                                let _ = control.send(engine_failed(i, &name, &e));
+                                let _ = control.send(super::control::engine_failed(i, &name, &e));
                             }
                             Err(e) => log::debug!("game {}: {name}: {e}", spec.number),
                             Ok(_) => {}
@@ -403,18 +423,6 @@ fn two(lines: Vec<Line>) -> [Line; 2] {
         Ok(lines) => lines,
         Err(_) => unreachable!("two lines"),
     }
-}
-
-/// What the game's referee is told when the engine of side `i` (0 for White) failed
-/// and could not be restarted: it loses the game now, rather than on time.
-pub(super) fn engine_failed(i: usize, name: &str, e: &client::EngineError) -> Control {
-    let loser = if i == 0 { Color::White } else { Color::Black };
-    Control::Command(Command::Adjudicate {
-        result: GameResult::loss_for(loser),
-        reason: Some(format!(
-            "{name}'s engine failed and could not be restarted: {e}"
-        )),
-    })
 }
 
 /// The report of a game one side forfeits before it begins (its engine does not start):

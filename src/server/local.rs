@@ -61,7 +61,7 @@ impl mediator::Local for LocalPair<'_> {
                 if let Some(e) = session.engine_failure() {
                     let _ = self
                         .control
-                        .send(super::game::engine_failed(i, &self.names[i], e));
+                        .send(super::control::engine_failed(i, &self.names[i], e));
                 }
             }
         }

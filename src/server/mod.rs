@@ -400,6 +400,7 @@ fn run_event(
         boards: Mutex::default(),
         live,
         standby: setup.standby,
+        stopped: AtomicBool::new(false),
     };
     let mut standings = Standings::new(names.clone());
     let mut sprt = cfg.sprt.clone().map(Sprt::new);
@@ -566,7 +567,9 @@ fn run_event(
             let asked = requests.stopping() || sprt_done.load(Ordering::SeqCst);
             if asked && !stopping.swap(true, Ordering::SeqCst) {
                 // No game begins any more; the games under way stop as the serial
-                // referee stops.
+                // referee stops, and so does a game being started (`play` looks at
+                // `stopped` once its control is in `controls`).
+                event.stopped.store(true, Ordering::SeqCst);
                 lock(&pending).closed = true;
                 event.registry.wake();
                 for control in lock(&controls).values() {
@@ -813,6 +816,10 @@ pub(super) struct Event<'a> {
     pub(super) live: Option<&'a Arc<Live>>,
     /// The standby stream, when observers may follow.
     pub(super) standby: Option<&'a Arc<Hub>>,
+    /// The event stops (Ctrl-C, the console's `stop`, an SPRT bound): set before the
+    /// games in `controls` are told, so that a game being started, whose control is
+    /// not there yet, sees it once its control is.
+    pub(super) stopped: AtomicBool,
 }
 
 impl Event<'_> {

@@ -146,6 +146,22 @@ impl Referee {
                 let reason = reason.unwrap_or_else(|| "Adjudicated by the supervisor".into());
                 self.finish(Finish::new(result, Termination::Adjudication, reason));
             }
+            Command::Forfeit { port, reason } => {
+                if !self.game_in_progress() {
+                    return self.say("no game in progress to forfeit");
+                }
+                self.paused = None;
+                self.held.clear();
+                let cur = self.current.as_ref().expect("a game in progress");
+                let loser = cur.color_of(port);
+                let reason =
+                    reason.unwrap_or_else(|| format!("{} abandoned the game", color_name(loser)));
+                self.finish(Finish::new(
+                    GameResult::loss_for(loser),
+                    Termination::Abandoned,
+                    reason,
+                ));
+            }
             Command::Abort => {
                 if !self.game_in_progress() {
                     return self.say("no game in progress to abort");

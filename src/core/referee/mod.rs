@@ -120,6 +120,9 @@ struct Current {
     /// How many moves had been played each time the referee resumed this game after a
     /// crash (for the game record).
     resumed_after: Vec<usize>,
+    /// The faults the players reported during this game (an engine that crashed and
+    /// was restarted, say), each with the moves played by then (for the game record).
+    faults: Vec<(usize, String)>,
     /// Since when the mover's clock is suspended while its respond is repeated (a
     /// corrupted reply, or a respond lost to noise, on a sealed line).
     suspended: Option<Duration>,
@@ -376,8 +379,10 @@ impl Referee {
             return None;
         }
         let started = cur.clock_started?;
-        let left = cur.game.clocks().remaining(cur.game.turn())?;
-        Some(started.saturating_add(left))
+        let turn = cur.game.turn();
+        let left = cur.game.clocks().remaining(turn)?;
+        let margin = cur.game.clocks().margin(turn);
+        Some(started.saturating_add(left).saturating_add(margin))
     }
 
     fn advance(&mut self, at: Duration) {
@@ -503,15 +508,26 @@ impl Referee {
         for name in &mut names {
             name.retain(|c| c != '"');
         }
+        let mut game = Game::new(start, &self.cfg.time_control);
+        for port in [Port::A, Port::B] {
+            let color = if port == white {
+                Color::White
+            } else {
+                Color::Black
+            };
+            game.clocks_mut()
+                .set_margin(color, self.cfg.time_margin[port.index()]);
+        }
         let cur = Current {
             number,
             white,
             names,
-            game: Game::new(start, &self.cfg.time_control),
+            game,
             clock_started: None,
             offer: None,
             finish: None,
             resumed_after: Vec::new(),
+            faults: Vec::new(),
             suspended: None,
         };
         self.notice(Notice::GameStarted {
@@ -701,6 +717,13 @@ impl Referee {
             Some("fault") if rec.has(seal::AGAIN) => self.on_again(port, at, &rec),
             Some("fault") => {
                 let reason = text_operand(&rec, "c0").unwrap_or_else(|| "no reason given".into());
+                // A fault during a game is in its record, where it happened.
+                if let Some(cur) = self.current.as_mut().filter(|c| c.finish.is_none()) {
+                    let who = color_name(cur.color_of(port));
+                    let played = cur.game.moves().len();
+                    cur.faults
+                        .push((played, format!("{who} reported a fault: {reason}")));
+                }
                 self.notice(Notice::ClientFault { port, reason });
             }
             Some("reply") => self.on_reply(port, at, &rec),

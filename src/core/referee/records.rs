@@ -194,6 +194,10 @@ pub(super) fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String
                 comment.push(' ');
                 comment.push_str(RESUMED);
             }
+            for (_, fault) in cur.faults.iter().filter(|(at, _)| *at == i + 1) {
+                comment.push(' ');
+                comment.push_str(&fault.replace('}', ")"));
+            }
             PgnMove {
                 san: m.san.to_string(),
                 comment: Some(comment),
@@ -201,6 +205,10 @@ pub(super) fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String
         })
         .collect();
     let mut final_comment = finish.reason.clone();
+    for (_, fault) in cur.faults.iter().filter(|(at, _)| *at == 0).rev() {
+        let fault = fault.replace('}', ")");
+        final_comment = format!("Before the first move, {fault}. {final_comment}");
+    }
     if cur.resumed_after.contains(&0) {
         final_comment = format!("{RESUMED} before the first move. {final_comment}");
     }

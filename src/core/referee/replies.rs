@@ -135,11 +135,12 @@ impl Referee {
             Err(e) => return self.infraction(port, format!("plays {e}")),
         };
         let elapsed = at.saturating_sub(cur.clock_started.unwrap_or(at));
+        let margin = cur.game.clocks().margin(color);
         if cur
             .game
             .clocks()
             .remaining(color)
-            .is_some_and(|left| elapsed > left)
+            .is_some_and(|left| elapsed > left.saturating_add(margin))
         {
             // The flag fell before the reply came (a reply judged late, once its
             // respond's drain was reported): the move is too late.

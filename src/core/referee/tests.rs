@@ -21,6 +21,7 @@ fn config(tc: &str) -> MatchConfig {
         illegal: IllegalRule::Loss,
         attended: false,
         hosted: false,
+        time_margin: Default::default(),
         wire: WireTiming::default(),
     }
 }
@@ -147,6 +148,41 @@ fn the_clock_runs_from_the_respond_drain_and_the_flag_falls_at_its_moment() {
     assert_eq!(s.reports[0].result, GameResult::BlackWins);
     assert_eq!(s.reports[0].termination, Termination::TimeForfeit);
     assert!(s.reports[0].pgn.contains("White forfeits on time"));
+}
+
+#[test]
+fn a_time_margin_forgives_an_overshoot_up_to_it_and_no_more() {
+    // White (port a) may answer up to 200 ms past its time; Black none.
+    let mut cfg = config("60+1");
+    cfg.time_margin = [ms(200), Duration::ZERO];
+    let mut s = Script::new(cfg.clone());
+    s.reach_first_respond();
+    s.drain_all(5100);
+    assert_eq!(
+        s.referee.poll_timeout(),
+        Some(ms(65_300)),
+        "the flag waits out the margin"
+    );
+    // 150 ms late: forgiven; the clock stands at zero, then the increment.
+    s.line(Port::A, 65_250, &format!("{START} refreq reply; sm e4;"));
+    assert!(s.reports.is_empty(), "no flag within the margin");
+    let (_, respond) = s.sent.last().cloned().unwrap();
+    assert!(respond.contains("sm e4;"), "{respond}");
+    assert!(
+        respond.contains("cc 000:00:01:00 000:00:00:00;"),
+        "only the time that was left is consumed: {respond}"
+    );
+    // Black has no margin: its flag falls at its time.
+    s.drain_all(65_300);
+    assert_eq!(s.referee.poll_timeout(), Some(ms(125_300)));
+
+    // Past the margin, the flag falls at time + margin.
+    let mut s = Script::new(cfg);
+    s.reach_first_respond();
+    s.drain_all(5100);
+    s.input(Input::Timeout { at: ms(65_300) });
+    assert_eq!(s.reports.len(), 1);
+    assert_eq!(s.reports[0].termination, Termination::TimeForfeit);
 }
 
 #[test]

@@ -80,6 +80,17 @@ pub struct MatchConfig {
     /// the event sends when it ends.
     #[serde(default)]
     pub hosted: bool,
+    /// How far past its time each port's player may answer and not lose on time
+    /// (`argus serve`'s `timemargin=MS`, cutechess-cli's): the overshoot is forgiven,
+    /// its clock standing at zero before the increment. Zero for both by default.
+    #[serde(default, skip_serializing_if = "no_margin")]
+    pub time_margin: [Duration; 2],
+}
+
+/// Whether neither port has a time margin (the journals of matches without one stay
+/// as they were).
+fn no_margin(margin: &[Duration; 2]) -> bool {
+    margin.iter().all(Duration::is_zero)
 }
 
 /// What the referee knows of its lines' speed, for the clocks (profile section 6).

@@ -624,6 +624,7 @@ fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
         illegal: IllegalRule::Loss,
         attended: false,
         hosted: false,
+        time_margin: Default::default(),
         wire: Default::default(),
     };
     let received: [Arc<Mutex<Vec<u8>>>; 2] = Default::default();
@@ -644,6 +645,7 @@ fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
             eol: Eol::Lf,
             checksum: false,
             token: None,
+            restarts: None,
         };
         clients.push(std::thread::spawn(move || {
             let mut engine = RandomEngine::new(i as u64 + 7, Duration::from_millis(2));

@@ -72,7 +72,7 @@ out = "club"
 fn an_unknown_key_is_named_with_its_table_and_place() {
     assert_eq!(
         error("[tournament]\ngames = 2\nconcurency = 2\n"),
-        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `unattended`"
+        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `unattended`, `each`"
     );
     let e = error("[[engine]]\nname = \"A\"\ncommand = \"x\"\n");
     assert!(
