@@ -853,3 +853,44 @@ fn an_event_killed_outright_goes_on_with_resume() {
         );
     }
 }
+
+/// An engine that cannot be started is found before the first game: the event is
+/// refused with one line per such engine, and no folder is made.
+#[test]
+fn an_engine_that_cannot_start_refuses_the_event_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=SF",
+        "cmd=stockfish-not-on-this-path",
+        "proto=uci",
+        "--engine",
+        "name=R",
+        "--engine",
+        "name=GC",
+        "cmd=/nonexistent/gnuchess",
+        "proto=xboard",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = text(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    let named: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("--engine name="))
+        .collect();
+    assert_eq!(named.len(), 2, "{stderr}");
+    assert!(
+        named[0].contains("name=SF") && named[0].contains("cannot start"),
+        "{stderr}"
+    );
+    assert!(
+        named[1].contains("name=GC") && named[1].contains("cannot start"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no event was begun");
+}

@@ -484,3 +484,85 @@ fn ctrl_c_while_a_game_is_being_started_stops_it() {
         "the game was played after the stop: {pgn}"
     );
 }
+
+/// A Stockfish that exits at its 6th `go` (in its first game only) loses that game,
+/// abandoned, as in cutechess-cli and fastchess: it is not restarted in the game (no
+/// `restarts=`), the PGN says what happened, the standings count it, and the engine
+/// is started afresh for its next game, which it plays out.
+#[cfg(unix)]
+#[test]
+#[ignore = "needs stockfish"]
+fn a_stockfish_that_crashes_mid_game_loses_it_and_plays_its_next_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("crashed");
+    let engine = dir.path().join("crash-at-6th-go.sh");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/bash\nn=0\ncoproc SF {{ /usr/games/stockfish; }}\n\
+             exec 3<&\"${{SF[0]}}\" 4>&\"${{SF[1]}}\"\ncat <&3 &\n\
+             while read -r line; do\n  case \"$line\" in go*) n=$((n+1));\n    \
+             if [ $n -ge 6 ] && [ ! -e {m} ]; then touch {m}; kill $SF_PID; exit 3; fi;;\n  esac\n  \
+             echo \"$line\" >&4\ndone\n",
+            m = mark.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    let cmd = format!("cmd={}", engine.display());
+    let out = dir.path().join("event");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Crashy",
+        &cmd,
+        "proto=uci",
+        "depth=2",
+        "--engine",
+        "name=Steady",
+        "--games",
+        "2",
+        "--tc",
+        "30+0.1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}{}", text(&run.stderr));
+    assert!(mark.exists(), "the engine crashed");
+    let game1 = std::fs::read_to_string(out.join("games").join("game-0001.pgn"))
+        .unwrap()
+        .replace('\n', " ");
+    assert!(
+        game1.contains("[Result \"0-1\"]"),
+        "Crashy had White: {game1}"
+    );
+    assert!(game1.contains("[Termination \"abandoned\"]"), "{game1}");
+    assert!(
+        game1.contains("[PlyCount \"10\"]"),
+        "it crashed at its 6th move: {game1}"
+    );
+    assert!(
+        game1.contains("Crashy's engine failed: ") && game1.contains("it loses the game"),
+        "{game1}"
+    );
+    let journal = std::fs::read_to_string(out.join("games").join("game-0001.jsonl")).unwrap();
+    assert!(
+        !journal.contains("refreq fault"),
+        "no restart was asked for"
+    );
+    let game2 = std::fs::read_to_string(out.join("games").join("game-0002.pgn")).unwrap();
+    assert!(
+        !game2.contains("abandoned") && !game2.contains("[PlyCount \"0\"]"),
+        "started afresh, it plays its next game: {game2}"
+    );
+    let standings = std::fs::read_to_string(out.join("standings.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&standings).unwrap();
+    assert_eq!(json["failures"][0]["name"], "Crashy");
+    assert_eq!(json["failures"][0]["abandoned"], 1, "{standings}");
+    assert_eq!(json["failures"][1]["abandoned"], 0, "{standings}");
+}

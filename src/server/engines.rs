@@ -173,6 +173,44 @@ impl EngineSpec {
     }
 }
 
+/// Starts each engine of `specs` once (all at the same time), completes its handshake
+/// (UCI's `uci`/`uciok`, CECP's `xboard`/`protover 2`/`feature done=1`) and stops it:
+/// an engine that cannot start is found before the first game, not game by game.
+///
+/// # Errors
+///
+/// One line per engine that failed: its name and what went wrong.
+pub fn check_engines(specs: &[&EngineSpec]) -> Result<(), Vec<String>> {
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let checks: Vec<_> = specs
+            .iter()
+            .filter(|spec| spec.proto != Proto::Random)
+            .map(|spec| {
+                scope.spawn(move || match spec.start(0) {
+                    Ok(mut engine) => {
+                        engine.quit();
+                        None
+                    }
+                    Err(e) => Some(format!("--engine name={}: {e}", spec.name)),
+                })
+            })
+            .collect();
+        checks
+            .into_iter()
+            .filter_map(|check| {
+                check
+                    .join()
+                    .unwrap_or_else(|_| Some("an engine check panicked".into()))
+            })
+            .collect()
+    });
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +229,26 @@ mod tests {
         assert_eq!(spec.limit, Some(Limit::Depth(4)));
         let random = parse("name=R").unwrap();
         assert_eq!(random.proto, Proto::Random);
+    }
+
+    #[test]
+    fn an_engine_that_cannot_start_is_named_before_any_game() {
+        let specs = [
+            parse("name=Gone cmd=/nonexistent/engine proto=uci").unwrap(),
+            parse("name=R").unwrap(),
+            parse("name=Silent cmd=/bin/true proto=xboard").unwrap(),
+        ];
+        let failures = check_engines(&specs.iter().collect::<Vec<_>>()).unwrap_err();
+        assert_eq!(failures.len(), 2, "{failures:?}");
+        assert!(
+            failures[0].starts_with("--engine name=Gone: "),
+            "{failures:?}"
+        );
+        assert!(
+            failures[1].starts_with("--engine name=Silent: "),
+            "{failures:?}"
+        );
+        assert!(check_engines(&[&specs[1]]).is_ok());
     }
 
     #[test]

@@ -27,7 +27,7 @@ mod resume;
 pub use control::{
     ConsoleCommand, GameStatus, HELP as CONSOLE_HELP, Requests, Status, UnknownCommand,
 };
-pub use engines::{EngineSpec, Proto};
+pub use engines::{EngineSpec, Proto, check_engines};
 pub use entrant::{Entrant, check_players};
 pub use listen::SIGN_ON_WITHIN;
 pub use registry::{RemotePlayer, Seat, TakenBy};
@@ -196,6 +196,10 @@ pub enum ServeError {
     /// The settings are not a valid match.
     #[error(transparent)]
     Config(#[from] crate::core::referee::ConfigError),
+    /// Engines that could not be started (or failed their handshake) before the first
+    /// game: one line each.
+    #[error("{}", .0.join("\n"))]
+    Engines(Vec<String>),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ServeError + '_ {
@@ -331,9 +335,19 @@ fn run_event(
             ));
         }
     }
-    // Every game's settings are checked before any game begins.
+    // Every game's settings are checked before any game begins, and every engine is
+    // started once.
     let names: Vec<String> = cfg.players.iter().map(|e| e.name().to_string()).collect();
     Referee::new(game_config(cfg, &names, &first_spec(), false))?;
+    let engines: Vec<&EngineSpec> = cfg
+        .players
+        .iter()
+        .filter_map(|p| match p {
+            Entrant::Engine(e) => Some(e),
+            Entrant::Remote(_) | Entrant::Seat(_) => None,
+        })
+        .collect();
+    check_engines(&engines).map_err(ServeError::Engines)?;
     let event_path = cfg.out.join("event.jsonl");
     if resumed.is_none() && event_path.exists() {
         return Err(ServeError::Exists(cfg.out.clone()));
@@ -432,11 +446,12 @@ fn run_event(
         finished.sort_by_key(|g| g.number);
         let mut held = fs::read_to_string(&pgn_path).unwrap_or_default();
         for spec in finished {
-            let result = past.results[&spec.number];
+            let (result, termination) = &past.results[&spec.number];
             played += 1;
             count_result(
                 spec,
-                result,
+                *result,
+                termination,
                 &mut standings,
                 &mut swiss,
                 &mut sprt,
@@ -650,6 +665,7 @@ fn run_event(
                     let pair_done = count_result(
                         &spec,
                         report.result,
+                        &report.termination.to_string(),
                         &mut standings,
                         &mut swiss,
                         &mut sprt,
@@ -881,12 +897,26 @@ impl Event<'_> {
 fn count_result(
     spec: &GameSpec,
     result: crate::core::game::GameResult,
+    termination: &str,
     standings: &mut Standings,
     swiss: &mut Option<SwissState>,
     sprt: &mut Option<Sprt>,
     halves: &mut HashMap<u32, u32>,
 ) -> bool {
     standings.record(spec.white, spec.black, result);
+    // A decisive game lost by failing (on time, by an illegal move, abandoned) counts
+    // against its loser.
+    if let Some(failure) = crate::tournament::Failure::of_termination(termination) {
+        match result {
+            crate::core::game::GameResult::WhiteWins => {
+                standings.record_failure(spec.black, failure);
+            }
+            crate::core::game::GameResult::BlackWins => {
+                standings.record_failure(spec.white, failure);
+            }
+            _ => {}
+        }
+    }
     if let Some(sw) = swiss {
         sw.history.met.push((spec.white, spec.black));
         sw.history.colours[spec.white].push(true);

@@ -82,8 +82,8 @@ fn take_seats(cfg: &mut ServeConfig, lines: &[serde_json::Value]) {
 /// What an event's journal says happened.
 #[derive(Debug, Default)]
 pub(super) struct Past {
-    /// The games with a result.
-    pub(super) results: HashMap<u32, GameResult>,
+    /// The games with a result, and their PGN Termination.
+    pub(super) results: HashMap<u32, (GameResult, String)>,
     /// The games that could not be played.
     pub(super) failed: HashSet<u32>,
     /// A Swiss event's games, round after round, as paired.
@@ -118,7 +118,13 @@ impl Past {
             if line.get("failed").is_some() {
                 past.failed.insert(number);
             } else if let Some(result) = line.get("result").and_then(|r| r.as_str()) {
-                past.results.insert(number, GameResult::from_pgn(result));
+                let termination = line
+                    .get("termination")
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                past.results
+                    .insert(number, (GameResult::from_pgn(result), termination));
             }
         }
         past

@@ -20,6 +20,50 @@ pub struct Standings {
     unfinished: u32,
     /// Byes (a Swiss round's rest), a point each.
     byes: Vec<u32>,
+    /// Games each player lost by its own failure rather than by the chess.
+    failures: Vec<Failures>,
+}
+
+/// How a player lost a game by failing rather than by the chess: what engine testers
+/// look for first (broken time management, a crashing build).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Its flag fell.
+    TimeForfeit,
+    /// It played an illegal move (or answered from another position).
+    Illegal,
+    /// It abandoned the game: its engine crashed, stalled or stopped answering and was
+    /// not restarted, or could not be started.
+    Abandoned,
+}
+
+impl Failure {
+    /// The failure a game's PGN Termination stands for, if any.
+    pub fn of_termination(termination: &str) -> Option<Failure> {
+        match termination {
+            "time forfeit" => Some(Failure::TimeForfeit),
+            "rules infraction" => Some(Failure::Illegal),
+            "abandoned" => Some(Failure::Abandoned),
+            _ => None,
+        }
+    }
+}
+
+/// One player's games lost by failing, by kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Failures {
+    /// Lost on time.
+    pub time_forfeits: u32,
+    /// Lost by an illegal move.
+    pub illegal_moves: u32,
+    /// Lost by a crash, a stall or silence (abandoned), or forfeited unstarted.
+    pub abandoned: u32,
+}
+
+impl Failures {
+    fn any(&self) -> bool {
+        self.time_forfeits + self.illegal_moves + self.abandoned > 0
+    }
 }
 
 /// An Elo difference from a score, with its 95 % interval (None where the score is 0 or
@@ -77,7 +121,24 @@ impl Standings {
             losses: vec![0; n],
             unfinished: 0,
             byes: vec![0; n],
+            failures: vec![Failures::default(); n],
         }
+    }
+
+    /// Counts a game `player` lost by failing.
+    pub fn record_failure(&mut self, player: usize, failure: Failure) {
+        if let Some(f) = self.failures.get_mut(player) {
+            match failure {
+                Failure::TimeForfeit => f.time_forfeits += 1,
+                Failure::Illegal => f.illegal_moves += 1,
+                Failure::Abandoned => f.abandoned += 1,
+            }
+        }
+    }
+
+    /// The games each player lost by failing, in the players' order.
+    pub fn failures(&self) -> &[Failures] {
+        &self.failures
     }
 
     /// Gives player `i` its name (a seat's, once its player signed on).
@@ -220,6 +281,21 @@ impl Standings {
         if self.unfinished > 0 {
             let _ = writeln!(s, "{} game(s) without a result", self.unfinished);
         }
+        if self.failures.iter().any(Failures::any) {
+            let _ = writeln!(s);
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>12}  {:>13}  {:>9}",
+                "lost by failing", "time forfeit", "illegal move", "abandoned"
+            );
+            for (name, f) in self.names.iter().zip(&self.failures) {
+                let _ = writeln!(
+                    s,
+                    "{name:<width$}  {:>12}  {:>13}  {:>9}",
+                    f.time_forfeits, f.illegal_moves, f.abandoned
+                );
+            }
+        }
         let _ = writeln!(s);
         let _ = write!(s, "{:<width$}", "");
         for j in 0..self.names.len() {
@@ -256,6 +332,14 @@ impl Standings {
             "crosstable_half_points": self.half,
             "crosstable_games": self.played,
             "unfinished": self.unfinished,
+            "failures": self.names.iter().zip(&self.failures).map(|(name, f)| {
+                serde_json::json!({
+                    "name": name,
+                    "time_forfeits": f.time_forfeits,
+                    "illegal_moves": f.illegal_moves,
+                    "abandoned": f.abandoned,
+                })
+            }).collect::<Vec<_>>(),
         })
     }
 }
