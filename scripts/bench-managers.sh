@@ -11,7 +11,7 @@
 # ARGUS_BASE=/path/to/an/older/argus runs that build too (as argus-base), to compare a
 # change with what it changes in the same run.
 #
-# Needs python3 and GNU time (/usr/bin/time). The runs alternate manager by manager
+# Needs python3 (Linux: it reads the manager's /proc/PID/stat). The runs alternate manager by manager
 # for each concurrency, so that a machine that slows down slows all alike.
 set -eu
 GAMES=${1:-100}
@@ -28,61 +28,98 @@ ENGINE="$ROOT/target/dist/examples/instant-uci"
 # The openings of docs/openings.epd without its comments, which not every manager reads.
 OPENINGS="$WORK/openings.epd"
 grep -v '^#' "$ROOT/docs/openings.epd" | grep -v '^[[:space:]]*$' > "$OPENINGS"
-[ -x /usr/bin/time ] || { echo "bench-managers: needs GNU time (/usr/bin/time)" >&2; exit 2; }
+
+# Runs COMMAND and writes to TIMEFILE: wall seconds, the manager's own user and system
+# CPU seconds, its children's (the engines it started and reaped), and its peak RSS in
+# kB. The manager's own CPU is read from /proc/PID/stat once it has exited and before it
+# is reaped (waitid with WNOWAIT): utime and stime there are the manager's threads
+# alone, cutime and cstime its reaped children's, so the engines' CPU is never charged
+# to the manager (GNU time's figures are the sum of both). The peak RSS is the
+# manager's VmHWM, sampled while it runs.
+measure() { # TIMEFILE COMMAND...
+    python3 - "$@" <<'EOF'
+import os, subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+tick = os.sysconf("SC_CLK_TCK")
+start = time.monotonic()
+child = subprocess.Popen(cmd)
+hwm = 0
+def sample():
+    global hwm
+    try:
+        for line in open(f"/proc/{child.pid}/status"):
+            if line.startswith("VmHWM:"):
+                hwm = max(hwm, int(line.split()[1]))
+    except OSError:
+        pass
+while True:
+    sample()
+    # Has it exited? It is left to be reaped below, so that its stat is still there.
+    info = os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+    if info is not None:
+        break
+    time.sleep(0.05)
+wall = time.monotonic() - start
+stat = open(f"/proc/{child.pid}/stat").read()
+fields = stat.rsplit(")", 1)[1].split()
+utime, stime, cutime, cstime = (int(v) / tick for v in fields[11:15])
+child.wait()
+with open(out, "w") as f:
+    f.write(f"{wall} {utime} {stime} {cutime + cstime} {hwm}\n")
+EOF
+}
 
 run() { # NAME CONCURRENCY PGN COMMAND...
     name=$1 conc=$2 pgn=$3; shift 3
     log="$WORK/$name-$conc.log"; : > "$log"
     # In the work folder: fastchess writes its config.json where it runs.
-    (cd "$WORK" && INSTANT_UCI_LOG="$log" /usr/bin/time -f '%e %U %S %M' \
-        -o "$WORK/$name-$conc.time" "$@" > "$WORK/$name-$conc.out" 2>&1) || true
+    (cd "$WORK" && INSTANT_UCI_LOG="$log" measure "$WORK/$name-$conc.time" "$@" \
+        > "$WORK/$name-$conc.out" 2>&1) || true
     python3 - "$name" "$conc" "$log" "$WORK/$name-$conc.time" "$pgn" <<'EOF'
-import sys, re, statistics
+import sys, re
 name, conc, log, timef, pgn = sys.argv[1:]
-wall, user, sys_, rss_kb = open(timef).read().split()[-4:]
-events, engine_cpu = [], 0
+wall, user, sys_, children, rss_kb = open(timef).read().split()[-5:]
+events = []
 for line in open(log):
     parts = line.split()
-    if len(parts) != 3 or not parts[2].isdigit():
+    if len(parts) != 3 or not parts[2].isdigit() or parts[0] == "cpu":
         continue
     kind, pid, value = parts
-    if kind == "cpu":
-        engine_cpu += int(value)
-    else:
-        events.append((int(value), kind, pid))
+    events.append((int(value), kind, pid))
 events.sort()
 plies = sum(1 for e in events if e[1] == "bestmove")
+# The relay: from one engine's bestmove to the other engine's next go, in one pass
+# (a bestmove before that go ends the wait).
 relay = []
 if conc == "1":
-    for i, (t, kind, pid) in enumerate(events):
-        if kind != "bestmove":
-            continue
-        for t2, kind2, pid2 in events[i + 1:]:
-            if kind2 == "go" and pid2 != pid:
-                relay.append(t2 - t)
-                break
-            if kind2 == "bestmove":
-                break
+    waiting = None
+    for t, kind, pid in events:
+        if kind == "bestmove":
+            waiting = (t, pid)
+        elif kind == "go" and waiting is not None and pid != waiting[1]:
+            relay.append(t - waiting[0])
+            waiting = None
 try:
     text = open(pgn).read()
 except OSError:
     text = ""
 games = len(re.findall(r'^\[Result ', text, re.M))
 losses = len(re.findall(r'time forfeit|loses on time|flag fell|Flag fell', text))
-manager_cpu_ms = (float(user) + float(sys_)) * 1000 - engine_cpu / 1000
+manager_cpu_ms = (float(user) + float(sys_)) * 1000
+engine_cpu_ms = float(children) * 1000
 def pct(p):
     if not relay:
         return "-"
     s = sorted(relay)
     return f"{s[min(len(s) - 1, int(p * len(s)))]}"
 print(f"{name:10} {conc:>4} {games:>6} {games / max(float(wall), 0.001) * 60:>9.0f} "
-      f"{manager_cpu_ms / max(plies, 1):>9.3f} {int(rss_kb) / 1024:>8.1f} "
-      f"{pct(0.5):>8} {pct(0.99):>8} {losses:>6}")
+      f"{manager_cpu_ms / max(plies, 1):>14.3f} {engine_cpu_ms / max(plies, 1):>18.3f} "
+      f"{int(rss_kb) / 1024:>7.1f} {pct(0.5):>12} {pct(0.99):>7} {losses:>7}")
 EOF
 }
 
 echo "match: $GAMES games at $TC, instant UCI engine, openings $OPENINGS"
-echo "manager    conc  games  games/min  cpu ms/ply  rss MB  relay p50 µs  p99 µs  losses"
+echo "manager    conc  games  games/min  own cpu ms/ply  engines cpu ms/ply  rss MB  relay p50 µs  p99 µs  losses"
 for conc in $CONCURRENCY; do
     run argus "$conc" "$WORK/argus-$conc/games.pgn" "$ARGUS" serve \
         --engine name=A cmd="$ENGINE" proto=uci --engine name=B cmd="$ENGINE" proto=uci \

@@ -4,13 +4,15 @@
 //!
 //! With `INSTANT_UCI_LOG=FILE` it appends one line per `go` and per `bestmove`, with
 //! the wall clock in microseconds since the Unix epoch (the same clock in every
-//! process), and at `quit` (or end of input) its own CPU time:
+//! process):
 //!
 //! ```text
 //! go <pid> <us>
 //! bestmove <pid> <us>
-//! cpu <pid> <user+system us>
 //! ```
+//!
+//! (Its CPU time is not its to report: the benchmark reads the engines' CPU from the
+//! manager's reaped children, `cutime` and `cstime` in its `/proc/PID/stat`.)
 //!
 //! A manager's relay latency is the time from one engine's `bestmove` to the other's
 //! next `go`, read from these stamps.
@@ -26,22 +28,6 @@ fn now_us() -> u128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_micros())
-}
-
-/// This process's user and system CPU time in microseconds, from /proc (0 elsewhere).
-fn cpu_us() -> u64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0;
-    };
-    // Fields after the command name (which may hold spaces) are space-separated;
-    // utime and stime are the 14th and 15th fields of the line.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: u64 = fields
-        .get(11..13)
-        .map_or(0, |f| f.iter().filter_map(|v| v.parse::<u64>().ok()).sum());
-    // The kernel's clock ticks are 100 a second on Linux.
-    ticks * 10_000
 }
 
 fn main() -> io::Result<()> {
@@ -113,6 +99,5 @@ fn main() -> io::Result<()> {
         }
         out.flush()?;
     }
-    stamp("cpu", u128::from(cpu_us()));
     Ok(())
 }
