@@ -894,3 +894,47 @@ fn an_engine_that_cannot_start_refuses_the_event_before_any_game() {
     );
     assert!(!out.exists(), "no event was begun");
 }
+
+/// The standings say how each player used its time (moves, mean move time, time left
+/// at the end, overshoots) and what it lost by failing, and a resumed event counts
+/// the same from its journal.
+#[test]
+fn the_standings_count_each_players_time_use_and_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=R1",
+        "movetime=2",
+        "--engine",
+        "name=R2",
+        "--games",
+        "2",
+        "--tc",
+        "60+1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
+            .unwrap();
+    let time = &json["time_use"];
+    assert_eq!(time[0]["name"], "R1");
+    assert_eq!(time[0]["games"], 2);
+    assert!(time[0]["moves"].as_u64().unwrap() > 0, "{time}");
+    let r1 = time[0]["mean_move_ms"].as_f64().unwrap();
+    let r2 = time[1]["mean_move_ms"].as_f64().unwrap();
+    assert!(r1 >= 1.5 && r1 > r2, "R1 thinks 2 ms a move, R2 1: {time}");
+    assert!(
+        time[0]["mean_left_at_end_ms"].as_f64().unwrap() > 50_000.0,
+        "{time}"
+    );
+    assert_eq!(time[0]["overshoots"], 0);
+    assert_eq!(json["failures"][0]["time_forfeits"], 0);
+    let text = std::fs::read_to_string(out.join("standings.txt")).unwrap();
+    assert!(text.contains("mean move ms"), "{text}");
+    let events = std::fs::read_to_string(out.join("event.jsonl")).unwrap();
+    assert!(events.contains("\"time_use\":[{"), "{events}");
+}

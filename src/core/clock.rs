@@ -339,6 +339,8 @@ struct Side {
     period: usize,
     /// The moves charged in the current period.
     moves_in_period: u32,
+    /// The moves that took longer than the time that was left.
+    overshoots: u32,
 }
 
 impl Side {
@@ -426,6 +428,12 @@ impl Clocks {
         self.margin[color]
     }
 
+    /// How many of `color`'s moves took longer than the time it had left (forgiven by
+    /// its margin, or flagged).
+    pub fn overshoots(&self, color: Color) -> u32 {
+        self.sides[color].overshoots
+    }
+
     /// Returns the time control the clocks run under.
     pub fn time_control(&self) -> &TimeControl {
         &self.time_control
@@ -477,6 +485,9 @@ impl Clocks {
         }
 
         let left = side.remaining;
+        if elapsed > left {
+            side.overshoots += 1;
+        }
         let flagged = elapsed > left.saturating_add(margin);
         let used = elapsed.min(left);
         side.remaining = left - used;

@@ -16,7 +16,8 @@ pub mod supervisor;
 pub mod tally;
 
 pub use referee::{
-    DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee, WireTiming,
+    DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee, TimeUse,
+    WireTiming,
 };
 pub use tally::{Tally, white_port};
 

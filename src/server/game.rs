@@ -470,6 +470,7 @@ fn forfeit(
         termination: crate::core::game::Termination::Abandoned,
         reason: why.to_string(),
         pgn,
+        time_use: Default::default(),
     })
 }
 
@@ -502,6 +503,7 @@ fn finished_report(
         termination: crate::core::game::Termination::Normal,
         reason: format!("{} (recorded before the event stopped)", tag("Termination")),
         pgn,
+        time_use: Default::default(),
     })
 }
 

@@ -446,12 +446,13 @@ fn run_event(
         finished.sort_by_key(|g| g.number);
         let mut held = fs::read_to_string(&pgn_path).unwrap_or_default();
         for spec in finished {
-            let (result, termination) = &past.results[&spec.number];
+            let game = &past.results[&spec.number];
             played += 1;
             count_result(
                 spec,
-                *result,
-                termination,
+                game.result,
+                &game.termination,
+                &game.time_use,
                 &mut standings,
                 &mut swiss,
                 &mut sprt,
@@ -655,6 +656,7 @@ fn run_event(
                         "result": report.result.to_string(),
                         "termination": report.termination.to_string(),
                         "reason": report.reason,
+                        "time_use": resume::time_use_json(&report.time_use),
                         // A forfeit before the game began has no journal.
                         "journal": Some(format!("games/{}.jsonl", stem(&spec)))
                             .filter(|j| cfg.out.join(j).exists()),
@@ -666,6 +668,7 @@ fn run_event(
                         &spec,
                         report.result,
                         &report.termination.to_string(),
+                        &report.time_use,
                         &mut standings,
                         &mut swiss,
                         &mut sprt,
@@ -898,12 +901,16 @@ fn count_result(
     spec: &GameSpec,
     result: crate::core::game::GameResult,
     termination: &str,
+    time_use: &[crate::core::TimeUse; 2],
     standings: &mut Standings,
     swiss: &mut Option<SwissState>,
     sprt: &mut Option<Sprt>,
     halves: &mut HashMap<u32, u32>,
 ) -> bool {
     standings.record(spec.white, spec.black, result);
+    for (player, t) in [spec.white, spec.black].into_iter().zip(time_use) {
+        standings.record_time_use(player, t.moves, t.thinking, t.left, t.overshoots);
+    }
     // A decisive game lost by failing (on time, by an illegal move, abandoned) counts
     // against its loser.
     if let Some(failure) = crate::tournament::Failure::of_termination(termination) {

@@ -79,11 +79,56 @@ fn take_seats(cfg: &mut ServeConfig, lines: &[serde_json::Value]) {
     }
 }
 
+/// A game with a result, as the event's journal has it.
+#[derive(Debug)]
+pub(super) struct PastGame {
+    pub(super) result: GameResult,
+    /// Its PGN Termination.
+    pub(super) termination: String,
+    /// How White and Black used their time (none in older journals).
+    pub(super) time_use: [crate::core::TimeUse; 2],
+}
+
+/// The time use of a game line's `time_use` (White's, Black's), as
+/// [`time_use_json`] writes it.
+fn time_use_of(line: &serde_json::Value) -> [crate::core::TimeUse; 2] {
+    let side = |i: usize| {
+        let v = &line["time_use"][i];
+        let ms = |k: &str| v.get(k).and_then(serde_json::Value::as_u64);
+        crate::core::TimeUse {
+            moves: ms("moves").and_then(|n| u32::try_from(n).ok()).unwrap_or(0),
+            thinking: std::time::Duration::from_millis(ms("thinking_ms").unwrap_or(0)),
+            left: ms("left_ms").map(std::time::Duration::from_millis),
+            overshoots: ms("overshoots")
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(0),
+        }
+    };
+    [side(0), side(1)]
+}
+
+/// A game's time use for its line in the event's journal.
+pub(super) fn time_use_json(time_use: &[crate::core::TimeUse; 2]) -> serde_json::Value {
+    serde_json::Value::Array(
+        time_use
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "moves": t.moves,
+                    "thinking_ms": u64::try_from(t.thinking.as_millis()).unwrap_or(u64::MAX),
+                    "left_ms": t.left.map(|l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
+                    "overshoots": t.overshoots,
+                })
+            })
+            .collect(),
+    )
+}
+
 /// What an event's journal says happened.
 #[derive(Debug, Default)]
 pub(super) struct Past {
-    /// The games with a result, and their PGN Termination.
-    pub(super) results: HashMap<u32, (GameResult, String)>,
+    /// The games with a result.
+    pub(super) results: HashMap<u32, PastGame>,
     /// The games that could not be played.
     pub(super) failed: HashSet<u32>,
     /// A Swiss event's games, round after round, as paired.
@@ -123,8 +168,14 @@ impl Past {
                     .and_then(|t| t.as_str())
                     .unwrap_or_default()
                     .to_string();
-                past.results
-                    .insert(number, (GameResult::from_pgn(result), termination));
+                past.results.insert(
+                    number,
+                    PastGame {
+                        result: GameResult::from_pgn(result),
+                        termination,
+                        time_use: time_use_of(line),
+                    },
+                );
             }
         }
         past

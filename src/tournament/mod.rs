@@ -9,7 +9,7 @@ mod swiss;
 
 pub use adjudication::{AdjudicationRules, Adjudicator, DrawAdjudication, ResignRule, Verdict};
 pub use sprt::{Sprt, SprtConfig, SprtDecision};
-pub use standings::{EloEstimate, Failure, Failures, PlayerLine, Standings};
+pub use standings::{EloEstimate, Failure, Failures, PlayerLine, Standings, TimeTotals};
 pub use swiss::{SwissHistory, SwissRound, pair_round};
 
 use serde::Serialize;

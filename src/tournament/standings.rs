@@ -22,6 +22,38 @@ pub struct Standings {
     byes: Vec<u32>,
     /// Games each player lost by its own failure rather than by the chess.
     failures: Vec<Failures>,
+    /// How each player used its time, over its games.
+    time: Vec<TimeTotals>,
+}
+
+/// How a player used its time over its games: engine testers find broken time
+/// management here (a high mean move time, little time left, overshoots).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimeTotals {
+    /// Games counted.
+    pub games: u32,
+    /// Moves made.
+    pub moves: u32,
+    /// The time charged for them, in milliseconds.
+    pub thinking_ms: u64,
+    /// The time left at the end of its timed games, added up, in milliseconds.
+    pub left_ms: u64,
+    /// Its timed games.
+    pub timed_games: u32,
+    /// Moves that took longer than the time left (forgiven by a margin, or flagged).
+    pub overshoots: u32,
+}
+
+impl TimeTotals {
+    /// The mean time a move, in milliseconds.
+    pub fn mean_move_ms(&self) -> Option<f64> {
+        (self.moves > 0).then(|| self.thinking_ms as f64 / f64::from(self.moves))
+    }
+
+    /// The mean time left at the end of a timed game, in milliseconds.
+    pub fn mean_left_ms(&self) -> Option<f64> {
+        (self.timed_games > 0).then(|| self.left_ms as f64 / f64::from(self.timed_games))
+    }
 }
 
 /// How a player lost a game by failing rather than by the chess: what engine testers
@@ -122,7 +154,36 @@ impl Standings {
             unfinished: 0,
             byes: vec![0; n],
             failures: vec![Failures::default(); n],
+            time: vec![TimeTotals::default(); n],
         }
+    }
+
+    /// Counts how `player` used its time in a game: `moves` made in `thinking`, with
+    /// `left` at the end (`None` untimed) and `overshoots` moves past its time.
+    pub fn record_time_use(
+        &mut self,
+        player: usize,
+        moves: u32,
+        thinking: std::time::Duration,
+        left: Option<std::time::Duration>,
+        overshoots: u32,
+    ) {
+        let Some(t) = self.time.get_mut(player) else {
+            return;
+        };
+        t.games += 1;
+        t.moves += moves;
+        t.thinking_ms += u64::try_from(thinking.as_millis()).unwrap_or(u64::MAX);
+        if let Some(left) = left {
+            t.timed_games += 1;
+            t.left_ms += u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+        }
+        t.overshoots += overshoots;
+    }
+
+    /// How each player used its time, in the players' order.
+    pub fn time_use(&self) -> &[TimeTotals] {
+        &self.time
     }
 
     /// Counts a game `player` lost by failing.
@@ -281,6 +342,25 @@ impl Standings {
         if self.unfinished > 0 {
             let _ = writeln!(s, "{} game(s) without a result", self.unfinished);
         }
+        if self.time.iter().any(|t| t.moves > 0) {
+            let _ = writeln!(s);
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>9}  {:>14}  {:>18}  {:>10}",
+                "time use", "moves", "mean move ms", "mean left at end", "overshoots"
+            );
+            for (name, t) in self.names.iter().zip(&self.time) {
+                let mean = t.mean_move_ms().map_or("-".into(), |v| format!("{v:.0}"));
+                let left = t
+                    .mean_left_ms()
+                    .map_or("-".into(), |v| format!("{:.1} s", v / 1000.0));
+                let _ = writeln!(
+                    s,
+                    "{name:<width$}  {:>9}  {mean:>14}  {left:>18}  {:>10}",
+                    t.moves, t.overshoots
+                );
+            }
+        }
         if self.failures.iter().any(Failures::any) {
             let _ = writeln!(s);
             let _ = writeln!(
@@ -338,6 +418,16 @@ impl Standings {
                     "time_forfeits": f.time_forfeits,
                     "illegal_moves": f.illegal_moves,
                     "abandoned": f.abandoned,
+                })
+            }).collect::<Vec<_>>(),
+            "time_use": self.names.iter().zip(&self.time).map(|(name, t)| {
+                serde_json::json!({
+                    "name": name,
+                    "games": t.games,
+                    "moves": t.moves,
+                    "mean_move_ms": t.mean_move_ms(),
+                    "mean_left_at_end_ms": t.mean_left_ms(),
+                    "overshoots": t.overshoots,
                 })
             }).collect::<Vec<_>>(),
         })

@@ -602,6 +602,16 @@ impl Referee {
             termination: finish.termination,
             reason: finish.reason.clone(),
             pgn: game_pgn(cur, tags),
+            time_use: [Color::White, Color::Black].map(|color| {
+                let clocks = cur.game.clocks();
+                let own = cur.game.moves().iter().filter(|m| m.color() == color);
+                TimeUse {
+                    moves: u32::try_from(own.clone().count()).unwrap_or(u32::MAX),
+                    thinking: own.map(|m| m.emt).sum(),
+                    left: clocks.remaining(color),
+                    overshoots: clocks.overshoots(color),
+                }
+            }),
         };
         let inform = self.inform_record(cur);
         let conclude = record(cur.game.position(), "conclude");

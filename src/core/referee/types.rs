@@ -261,6 +261,23 @@ pub struct GameReport {
     pub reason: String,
     /// The game in PGN export format, ready to append to the PGN file.
     pub pgn: String,
+    /// How White and Black used their time (engine testers look here for broken time
+    /// management).
+    pub time_use: [TimeUse; 2],
+}
+
+/// How one side used its time in a game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimeUse {
+    /// The moves it made.
+    pub moves: u32,
+    /// The time charged for them, in all.
+    pub thinking: Duration,
+    /// Its time left at the end (`None` when untimed).
+    pub left: Option<Duration>,
+    /// Moves that took longer than the time it had left: forgiven by a time margin, or
+    /// its flag fell.
+    pub overshoots: u32,
 }
 
 /// Something people watching the referee may want to know. Notices are not part of the
