@@ -450,9 +450,7 @@ fn run_event(
             played += 1;
             count_result(
                 spec,
-                game.result,
-                &game.termination,
-                &game.time_use,
+                (game.result, &game.termination, &game.time_use),
                 &mut standings,
                 &mut swiss,
                 &mut sprt,
@@ -666,9 +664,11 @@ fn run_event(
                     }
                     let pair_done = count_result(
                         &spec,
-                        report.result,
-                        &report.termination.to_string(),
-                        &report.time_use,
+                        (
+                            report.result,
+                            &report.termination.to_string(),
+                            &report.time_use,
+                        ),
                         &mut standings,
                         &mut swiss,
                         &mut sprt,
@@ -895,13 +895,16 @@ impl Event<'_> {
     }
 }
 
-/// Counts a game's result in the standings, a Swiss history and an SPRT; returns
+/// Counts a game's result (with its PGN Termination and how its players used their
+/// time) in the standings, a Swiss history and an SPRT; returns
 /// whether it completed a pair of the SPRT.
 fn count_result(
     spec: &GameSpec,
-    result: crate::core::game::GameResult,
-    termination: &str,
-    time_use: &[crate::core::TimeUse; 2],
+    (result, termination, time_use): (
+        crate::core::game::GameResult,
+        &str,
+        &[crate::core::TimeUse; 2],
+    ),
     standings: &mut Standings,
     swiss: &mut Option<SwissState>,
     sprt: &mut Option<Sprt>,
