@@ -29,14 +29,20 @@ pub(super) fn own_moves_played(turn: &Turn<'_>) -> u32 {
 /// the remaining moves) without a move count. BASE is the side's remaining time (the
 /// engine learns the exact figure from `time`), INC its increment in seconds.
 pub(super) fn level_command(clocks: &TurnClocks, side: Color, own_moves: u32) -> String {
-    let mps = clocks
-        .moves_to_go
-        .map_or(0, |n| n.saturating_add(own_moves));
     format!(
-        "level {mps} {} {}",
+        "level {} {} {}",
+        level_mps(clocks, own_moves),
         base_text(clocks.remaining[side]),
         seconds_text(clocks.increment[side])
     )
+}
+
+/// The MPS of `level` (see [`level_command`]): the same all through a period, since
+/// the moves made grow as the moves to go shrink.
+pub(super) fn level_mps(clocks: &TurnClocks, own_moves: u32) -> u32 {
+    clocks
+        .moves_to_go
+        .map_or(0, |n| n.saturating_add(own_moves))
 }
 
 /// A time as `level` reads its base: whole minutes, or `M:SS`; at least one second.

@@ -888,3 +888,5 @@ fn a_polled_turn_of_an_engine_that_exits_or_refuses_fails() {
     let err = crate::client::polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap_err();
     assert!(err.to_string().contains("refused"), "{err}");
 }
+
+mod board;
