@@ -14,13 +14,18 @@
 //! game did not start from the standard one, then every move of the game so far (so
 //! that the engine sees repetitions). Fairy-Max's `new` alone takes about 24 ms, more
 //! than a 10 ms increment: sent every turn, it lost Fairy-Max games on time. A start
-//! position goes as `setboard`. Then comes the time (`level`, only at a set-up or when
-//! its moves per session or increment change; `time` and `otim`; or `st` and `sd` for a
-//! fixed [`Limit`]), a `draw` when the opponent offered one, and `go`. It reads the
-//! engine's thinking output for the analysis of the reply (`ce`, `acd`, `acn`, `acs`,
-//! `pv`) until the engine moves, resigns, claims a draw, or accepts the draw offered.
-//! Every wait has a deadline; an engine that misses it is asked to move now (`?`) and
-//! fails shortly after.
+//! position goes as `setboard`, or, for engines without it (Fairy-Max announces
+//! `setboard=0`), in CECP 2's edit mode: `a2a3` first when Black is to move (`edit`
+//! keeps the side to move), then `edit`, `#`, the white pieces (`Ke1`), `c`, the black
+//! pieces and `.`; the engine then takes castling rights from the kings and rooks on
+//! their home squares and knows no en passant square, which is warned about once a game
+//! when the position says otherwise. Then comes the time (`level`, only at a set-up or
+//! when its moves per session or increment change; `time` and `otim`; or `st` and `sd`
+//! for a fixed [`Limit`]), a `draw` when the opponent offered one, and `go`. It reads
+//! the engine's thinking output for the analysis of the reply (`ce`, `acd`, `acn`,
+//! `acs`, `pv`) until the engine moves, resigns, claims a draw, or accepts the draw
+//! offered. Every wait has a deadline; an engine that misses it is asked to move now
+//! (`?`) and fails shortly after.
 //!
 //! Draws follow the protocol: an `offer draw` from the engine while the opponent's offer
 //! stands accepts that offer ([`Decision::AcceptDraw`], sent as soon as it is seen);
@@ -67,7 +72,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, Rank, Role, Square,
+};
 
 use super::engine_process::{EngineProcess, QUIT_GRACE};
 use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
@@ -233,6 +240,9 @@ pub struct XboardEngine {
     /// What the engine's board holds between turns; `None` when that is not known (no
     /// turn yet in this game, or the last one failed), and during a turn.
     board: Option<Board>,
+    /// Whether this game's set-up in edit mode was warned about already (see
+    /// [`XboardEngine::warn_edit`]).
+    edit_warned: bool,
 }
 
 /// What the engine's board holds after its last turn, as far as the adapter knows: the
@@ -320,6 +330,7 @@ impl Sent {
     fn concerns(&self, command: &str) -> bool {
         let command = command.trim();
         command.starts_with("setboard")
+            || command == "edit"
             || command.starts_with("usermove")
             || self.moves.iter().any(|m| m == command)
     }
@@ -381,6 +392,7 @@ impl XboardEngine {
             stop,
             turn: None,
             board: None,
+            edit_warned: false,
         };
         engine.handshake().map_err(|e| match e {
             EngineError::Failed(reason) | EngineError::Timeout(reason) => EngineError::Start {
@@ -580,21 +592,20 @@ impl XboardEngine {
     }
 
     /// Sets up the turn's position afresh: `new`, `force`, `post`, `easy`, the start
-    /// position when it is not the standard one (`setboard`), and the game's moves.
+    /// position when it is not the standard one (`setboard`, or `edit` for engines
+    /// without it), and the game's moves.
     fn set_up(&mut self, turn: &Turn<'_>, sent: &mut Sent) -> Result<(), EngineError> {
         self.process.send("new")?;
         self.process.send("force")?;
         self.process.send("post")?;
         self.process.send("easy")?;
         if !is_standard_start(turn.start) {
-            if !self.features.setboard {
-                return Err(EngineError::Failed(format!(
-                    "{}: engine cannot set up positions (it announced no setboard=1)",
-                    self.name()
-                )));
+            if self.features.setboard {
+                let fen = Fen::from_position(turn.start, EnPassantMode::Legal);
+                self.process.send(&format!("setboard {fen}"))?;
+            } else {
+                self.edit(turn.start, sent)?;
             }
-            let fen = Fen::from_position(turn.start, EnPassantMode::Legal);
-            self.process.send(&format!("setboard {fen}"))?;
         }
         let mut pos = turn.start.clone();
         self.send_moves(&mut pos, turn.moves, sent)
@@ -629,6 +640,71 @@ impl XboardEngine {
             sent.moves.push(text);
         }
         Ok(())
+    }
+
+    /// Sets up `start` in edit mode, CECP's way for engines without `setboard` (after
+    /// `new` and `force`): `edit` keeps the side to move, so a position with Black to
+    /// move first gets `a2a3` (the protocol's idiom); then `#` clears the board, the
+    /// white pieces are placed (`Ke1`), `c` changes the colour, the black pieces
+    /// follow (`Ke8`), and `.` leaves edit mode.
+    fn edit(&mut self, start: &Chess, sent: &mut Sent) -> Result<(), EngineError> {
+        if start.turn() == Color::Black {
+            let a3 = Move::Normal {
+                role: Role::Pawn,
+                from: Square::A2,
+                capture: None,
+                to: Square::A3,
+                promotion: None,
+            };
+            self.send_moves(&mut Chess::default(), &[a3], sent)?;
+        }
+        self.process.send("edit")?;
+        self.process.send("#")?;
+        for color in [Color::White, Color::Black] {
+            if color == Color::Black {
+                self.process.send("c")?;
+            }
+            for (square, piece) in start.board().iter() {
+                if piece.color == color {
+                    self.process
+                        .send(&format!("{}{square}", piece.role.upper_char()))?;
+                }
+            }
+        }
+        self.process.send(".")?;
+        self.warn_edit(start);
+        Ok(())
+    }
+
+    /// Warns, once a game, when a position set up in edit mode is not quite the one the
+    /// engine gets: it takes castling rights from the kings and rooks on their home
+    /// squares, and cannot be told an en passant square.
+    fn warn_edit(&mut self, start: &Chess) {
+        if self.edit_warned {
+            return;
+        }
+        let implied = edit_castling(start);
+        let rights = start.castles().castling_rights();
+        let ep = start.ep_square(EnPassantMode::Legal);
+        let mut differences = Vec::new();
+        if implied != rights {
+            differences.push(format!(
+                "castling rights {} where the position has {}",
+                castling_text(implied),
+                castling_text(rights)
+            ));
+        }
+        if let Some(ep) = ep {
+            differences.push(format!("no en passant capture on {ep}"));
+        }
+        if !differences.is_empty() {
+            self.edit_warned = true;
+            log::warn!(
+                "{}: the engine has no setboard and is set up with edit, which gives it {}",
+                self.name(),
+                differences.join(", and ")
+            );
+        }
     }
 
     /// Sends the time controls of the turn and returns how long the engine may think
@@ -725,6 +801,7 @@ impl Engine for XboardEngine {
 
     fn new_game(&mut self) -> Result<(), EngineError> {
         self.board = None;
+        self.edit_warned = false;
         if !self.features.reuse {
             // The engine asked to be started afresh for every game.
             return self.restart();
@@ -811,7 +888,9 @@ impl Engine for XboardEngine {
             self.timing,
             self.stop.clone(),
         )?;
+        let edit_warned = self.edit_warned;
         *self = fresh;
+        self.edit_warned = edit_warned;
         Ok(())
     }
 
