@@ -8,13 +8,15 @@
 //! `force` and the new moves, normally the opponent's one (`force` first, so that an
 //! engine in playing mode does not start thinking on the move before it has its time).
 //! Otherwise (a game's first turn; the turn after a restart, a failure, a refused move
-//! or position, a move past the deadline, a draw claimed, `new_game` or `game_over`; a
-//! game that does not follow from the engine's board: a resynchronisation, a take-back)
-//! the engine is set up afresh: `new` and `force`, then the start position when the
-//! game did not start from the standard one, then every move of the game so far (so
-//! that the engine sees repetitions). Fairy-Max's `new` alone takes about 24 ms, more
-//! than a 10 ms increment: sent every turn, it lost Fairy-Max games on time. A start
-//! position goes as `setboard`, or, for engines without it (Fairy-Max announces
+//! or position, a move past the deadline, a draw claimed or accepted, `new_game` or
+//! `game_over`; a game that does not follow from the engine's board: a
+//! resynchronisation, a take-back) the engine is set up afresh: `new` and `force`, then
+//! the start position when the game did not start from the standard one, then every
+//! move of the game so far (so that the engine sees repetitions). Fairy-Max's `new`
+//! alone takes 24 ms or more, more than a 10 ms increment: sent every turn, it lost
+//! Fairy-Max games on time.
+//!
+//! A start position goes as `setboard`, or, for engines without it (Fairy-Max announces
 //! `setboard=0`), in CECP 2's edit mode: `a2a3` first when Black is to move (`edit`
 //! keeps the side to move), then `edit`, `#`, the white pieces (`Ke1`), `c`, the black
 //! pieces and `.`; the engine then takes castling rights from the kings and rooks on
