@@ -424,6 +424,77 @@ fn stockfish_and_fairymax_play_a_match_two_games_at_once() {
     assert!(stdout.contains("score: Stockfish "), "{stdout}");
 }
 
+/// Fairy-Max, which cannot `setboard`, plays the openings through the CECP adapter (set
+/// up with `edit`, Black to move in the first) and, given only the new move each turn,
+/// does not lose on time at 5+0.05 (the games cut at 30 moves).
+#[test]
+#[ignore = "needs stockfish and fairymax"]
+fn fairymax_plays_the_openings_set_up_with_edit_and_keeps_its_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("openings");
+    let openings = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openings.epd");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=SF",
+        "cmd=/usr/games/stockfish",
+        "proto=uci",
+        "option.Hash=16",
+        "--engine",
+        "name=FM",
+        "cmd=/usr/games/fairymax",
+        "proto=xboard",
+        "--openings",
+        openings,
+        "--games",
+        "2",
+        "--tc",
+        "5+0.05",
+        "--resign",
+        "movecount=3",
+        "score=600",
+        "--maxmoves",
+        "30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    let stderr = text(&run.stderr);
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("cannot set up"), "{stderr}");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    let games: Vec<&str> = pgn.split("[Event ").skip(1).collect();
+    assert_eq!(games.len(), 2, "{pgn}");
+    for game in &games {
+        let tag = |name: &str| {
+            let start = format!("[{name} \"");
+            game.lines()
+                .find_map(|l| l.strip_prefix(&start))
+                .map(|v| v.trim_end_matches("\"]").to_string())
+        };
+        // The opening with Black to move.
+        assert!(tag("FEN").is_some_and(|f| f.contains(" b KQkq ")), "{game}");
+        let plies: u32 = tag("PlyCount").unwrap().parse().unwrap();
+        assert!(plies > 1, "{game}");
+        if tag("Termination").as_deref() == Some("time forfeit") {
+            let fm_lost = match tag("Result").as_deref() {
+                Some("1-0") => tag("Black").as_deref() == Some("FM"),
+                Some("0-1") => tag("White").as_deref() == Some("FM"),
+                _ => false,
+            };
+            assert!(!fm_lost, "Fairy-Max lost on time: {game}");
+        }
+    }
+    // No fault from either engine in the games' journals.
+    for entry in std::fs::read_dir(out.join("games")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            let journal = std::fs::read_to_string(&path).unwrap();
+            assert!(!journal.contains("refreq fault"), "{}", path.display());
+        }
+    }
+}
+
 /// Players that connect by themselves over TCP (profile section 9): a closed event
 /// with tokens, a wrong token and a second connection under a live name refused with
 /// a `fault` that says why, the games played against an engine argus starts, every

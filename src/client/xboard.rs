@@ -2,15 +2,32 @@
 //! Communication Protocol (the xboard/WinBoard protocol, version 2 and the older
 //! version 1), such as GNU Chess (`gnuchess --xboard`) and Fairy-Max.
 //!
-//! The adapter keeps no game state in the engine between turns. For every turn it sets
-//! the engine up afresh: `new` and `force`, then `setboard` when the game did not start
-//! from the standard position, then every move of the game so far (so that the engine
-//! sees repetitions), then the time (`level`, `time` and `otim`, or `st` and `sd` for a
-//! fixed [`Limit`]), a `draw` when the opponent offered one, and `go`. It reads the
-//! engine's thinking output for the analysis of the reply (`ce`, `acd`, `acn`, `acs`,
-//! `pv`) until the engine moves, resigns, claims a draw, or accepts the draw offered.
-//! Every wait has a deadline; an engine that misses it is asked to move now (`?`) and
-//! fails shortly after.
+//! The adapter remembers what the engine's board holds: the position it was set up
+//! from, the moves it was given, and the move it played itself. A turn whose game
+//! follows from that board (the same start, and the moves it holds and more) sends only
+//! `force` and the new moves, normally the opponent's one (`force` first, so that an
+//! engine in playing mode does not start thinking on the move before it has its time).
+//! Otherwise (a game's first turn; the turn after a restart, a failure, a refused move
+//! or position, a move past the deadline, a draw claimed or accepted, `new_game` or
+//! `game_over`; a game that does not follow from the engine's board: a
+//! resynchronisation, a take-back) the engine is set up afresh: `new` and `force`, then
+//! the start position when the game did not start from the standard one, then every
+//! move of the game so far (so that the engine sees repetitions). Fairy-Max's `new`
+//! alone takes 24 ms or more, more than a 10 ms increment: sent every turn, it lost
+//! Fairy-Max games on time.
+//!
+//! A start position goes as `setboard`, or, for engines without it (Fairy-Max announces
+//! `setboard=0`), in CECP 2's edit mode: `a2a3` first when Black is to move (`edit`
+//! keeps the side to move), then `edit`, `#`, the white pieces (`Ke1`), `c`, the black
+//! pieces and `.`; the engine then takes castling rights from the kings and rooks on
+//! their home squares and knows no en passant square, which is warned about once a game
+//! when the position says otherwise. Then comes the time (`level`, only at a set-up or
+//! when its moves per session or increment change; `time` and `otim`; or `st` and `sd`
+//! for a fixed [`Limit`]), a `draw` when the opponent offered one, and `go`. It reads
+//! the engine's thinking output for the analysis of the reply (`ce`, `acd`, `acn`,
+//! `acs`, `pv`) until the engine moves, resigns, claims a draw, or accepts the draw
+//! offered. Every wait has a deadline; an engine that misses it is asked to move now
+//! (`?`) and fails shortly after.
 //!
 //! Draws follow the protocol: an `offer draw` from the engine while the opponent's offer
 //! stands accepts that offer ([`Decision::AcceptDraw`], sent as soon as it is seen);
@@ -21,15 +38,16 @@
 //! referee.
 //!
 //! Time: with clocks the engine gets `level MPS BASE INC` (MPS counted so that the
-//! engine, which counts the moves it was shown since `new`, finds the true moves to
-//! go), then `time` and `otim` in centiseconds, and is asked to move
-//! now once its remaining time plus a margin (2 s or a tenth of it) has passed. A move
-//! time limit is `st` in whole seconds, rounded up, with 5 s of grace. CECP has no node
-//! limit: a node limit is `nps N` with `st 1` when the engine announced `nps=1` (its
-//! clock then counts nodes), else just `st 1`, with a warning at start. A depth limit is
-//! `sd`, bounded by the clocks when there are any and by `st 30` otherwise (engines that
-//! ignore `sd`, such as GNU Chess 6, then think for that long). Without clocks or limit
-//! the engine gets `st 1`.
+//! engine, which counts the moves it was shown since `new`, finds the true moves to go;
+//! the same all through a period, so it goes again only when a new period or an engine
+//! without `time` needs it), then `time` and `otim` in centiseconds, and is asked to
+//! move now once its remaining time plus a margin (2 s or a tenth of it) has passed. A
+//! move time limit is `st` in whole seconds, rounded up, with 5 s of grace. CECP has no
+//! node limit: a node limit is `nps N` with `st 1` when the engine announced `nps=1`
+//! (its clock then counts nodes), else just `st 1`, with a warning at start. A depth
+//! limit is `sd`, bounded by the clocks when there are any and by `st 30` otherwise
+//! (engines that ignore `sd`, such as GNU Chess 6, then think for that long). Without
+//! clocks or limit the engine gets `st 1`.
 //!
 //! Engines differ in how they print their move. Besides `move e2e4`, the adapter reads
 //! the version 1 form `1. ... e2e4` (which is what GNU Chess 6 prints), `My move is :
@@ -56,7 +74,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, Rank, Role, Square,
+};
 
 use super::engine_process::{EngineProcess, QUIT_GRACE};
 use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
@@ -219,6 +239,27 @@ pub struct XboardEngine {
     stop: Option<Stop>,
     /// The turn under way.
     turn: Option<TurnState>,
+    /// What the engine's board holds between turns; `None` when that is not known (no
+    /// turn yet in this game, or the last one failed), and during a turn.
+    board: Option<Board>,
+    /// Whether this game's set-up in edit mode was warned about already (see
+    /// [`XboardEngine::warn_edit`]).
+    edit_warned: bool,
+}
+
+/// What the engine's board holds after its last turn, as far as the adapter knows: the
+/// position it was set up from, the moves it was given and the one it played since,
+/// and the `level` it was sent. A turn whose game follows from it sends only the new
+/// moves.
+#[derive(Clone, Debug)]
+struct Board {
+    /// The FEN of the position the engine was set up from.
+    start: String,
+    /// The moves it was given and played since.
+    moves: Vec<Move>,
+    /// The moves per session and the increment of the last `level` sent, which stay
+    /// the same within a period (see [`level_mps`]).
+    level: Option<(u32, Duration)>,
 }
 
 /// One line of the engine's output, as far as the adapter cares.
@@ -291,6 +332,7 @@ impl Sent {
     fn concerns(&self, command: &str) -> bool {
         let command = command.trim();
         command.starts_with("setboard")
+            || command == "edit"
             || command.starts_with("usermove")
             || self.moves.iter().any(|m| m == command)
     }
@@ -351,6 +393,8 @@ impl XboardEngine {
             pings: 0,
             stop,
             turn: None,
+            board: None,
+            edit_warned: false,
         };
         engine.handshake().map_err(|e| match e {
             EngineError::Failed(reason) | EngineError::Timeout(reason) => EngineError::Start {
@@ -508,32 +552,83 @@ impl XboardEngine {
         }
     }
 
-    /// Sets up the turn's position: `new`, `force`, `setboard` when needed, and the
-    /// game's moves.
+    /// Gives the engine the turn's position and returns what its board then holds.
+    ///
+    /// When the engine holds the game so far (the same start, and moves that the turn's
+    /// extend), only the new moves go, normally the opponent's one, after `force`, so
+    /// that an engine in playing mode does not begin to think on them before it has its
+    /// time. Otherwise (the game's first turn, a turn after a failure, a game that does
+    /// not follow from the engine's board: a resynchronisation, a take-back) the engine
+    /// is set up afresh ([`XboardEngine::set_up`]).
+    fn give_position(&mut self, turn: &Turn<'_>, sent: &mut Sent) -> Result<Board, EngineError> {
+        let start = Fen::from_position(turn.start, EnPassantMode::Legal).to_string();
+        match self.board.take() {
+            Some(mut board) if board.start == start && turn.moves.starts_with(&board.moves) => {
+                self.process.send("force")?;
+                let mut pos = turn.start.clone();
+                for &mv in &board.moves {
+                    pos.play_unchecked(mv);
+                }
+                self.send_moves(&mut pos, &turn.moves[board.moves.len()..], sent)?;
+                board
+                    .moves
+                    .extend_from_slice(&turn.moves[board.moves.len()..]);
+                Ok(board)
+            }
+            held => {
+                if held.is_some() {
+                    log::debug!(
+                        "{}: the game does not follow from the engine's board; setting it \
+                         up afresh",
+                        self.command
+                    );
+                }
+                self.set_up(turn, sent)?;
+                Ok(Board {
+                    start,
+                    moves: turn.moves.to_vec(),
+                    level: None,
+                })
+            }
+        }
+    }
+
+    /// Sets up the turn's position afresh: `new`, `force`, `post`, `easy`, the start
+    /// position when it is not the standard one (`setboard`, or `edit` for engines
+    /// without it), and the game's moves.
     fn set_up(&mut self, turn: &Turn<'_>, sent: &mut Sent) -> Result<(), EngineError> {
         self.process.send("new")?;
         self.process.send("force")?;
         self.process.send("post")?;
         self.process.send("easy")?;
         if !is_standard_start(turn.start) {
-            if !self.features.setboard {
-                return Err(EngineError::Failed(format!(
-                    "{}: engine cannot set up positions (it announced no setboard=1)",
-                    self.name()
-                )));
+            if self.features.setboard {
+                let fen = Fen::from_position(turn.start, EnPassantMode::Legal);
+                self.process.send(&format!("setboard {fen}"))?;
+            } else {
+                self.edit(turn.start, sent)?;
             }
-            let fen = Fen::from_position(turn.start, EnPassantMode::Legal);
-            self.process.send(&format!("setboard {fen}"))?;
         }
         let mut pos = turn.start.clone();
-        for &mv in turn.moves {
+        self.send_moves(&mut pos, turn.moves, sent)
+    }
+
+    /// Sends `moves`, played from `pos` (which they leave after them), as the engine
+    /// reads moves: SAN or coordinates, with `usermove` when it asked for it.
+    fn send_moves(
+        &mut self,
+        pos: &mut Chess,
+        moves: &[Move],
+        sent: &mut Sent,
+    ) -> Result<(), EngineError> {
+        for &mv in moves {
             if !pos.is_legal(mv) {
                 return Err(EngineError::Failed(format!(
                     "the game's move {mv} is illegal in its history"
                 )));
             }
             let text = if self.features.san {
-                SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string()
+                SanPlus::from_move_and_play_unchecked(pos, mv).to_string()
             } else {
                 let uci = mv.to_uci(CastlingMode::Standard).to_string();
                 pos.play_unchecked(mv);
@@ -549,9 +644,79 @@ impl XboardEngine {
         Ok(())
     }
 
+    /// Sets up `start` in edit mode, CECP's way for engines without `setboard` (after
+    /// `new` and `force`): `edit` keeps the side to move, so a position with Black to
+    /// move first gets `a2a3` (the protocol's idiom); then `#` clears the board, the
+    /// white pieces are placed (`Ke1`), `c` changes the colour, the black pieces
+    /// follow (`Ke8`), and `.` leaves edit mode.
+    fn edit(&mut self, start: &Chess, sent: &mut Sent) -> Result<(), EngineError> {
+        if start.turn() == Color::Black {
+            let a3 = Move::Normal {
+                role: Role::Pawn,
+                from: Square::A2,
+                capture: None,
+                to: Square::A3,
+                promotion: None,
+            };
+            self.send_moves(&mut Chess::default(), &[a3], sent)?;
+        }
+        self.process.send("edit")?;
+        self.process.send("#")?;
+        for color in [Color::White, Color::Black] {
+            if color == Color::Black {
+                self.process.send("c")?;
+            }
+            for (square, piece) in start.board().iter() {
+                if piece.color == color {
+                    self.process
+                        .send(&format!("{}{square}", piece.role.upper_char()))?;
+                }
+            }
+        }
+        self.process.send(".")?;
+        self.warn_edit(start);
+        Ok(())
+    }
+
+    /// Warns, once a game, when a position set up in edit mode is not quite the one the
+    /// engine gets: it takes castling rights from the kings and rooks on their home
+    /// squares, and cannot be told an en passant square.
+    fn warn_edit(&mut self, start: &Chess) {
+        if self.edit_warned {
+            return;
+        }
+        let implied = edit_castling(start);
+        let rights = start.castles().castling_rights();
+        let ep = start.ep_square(EnPassantMode::Legal);
+        let mut differences = Vec::new();
+        if implied != rights {
+            differences.push(format!(
+                "castling rights {} where the position has {}",
+                castling_text(implied),
+                castling_text(rights)
+            ));
+        }
+        if let Some(ep) = ep {
+            differences.push(format!("no en passant capture on {ep}"));
+        }
+        if !differences.is_empty() {
+            self.edit_warned = true;
+            log::warn!(
+                "{}: the engine has no setboard and is set up with edit, which gives it {}",
+                self.name(),
+                differences.join(", and ")
+            );
+        }
+    }
+
     /// Sends the time controls of the turn and returns how long the engine may think
-    /// before it is asked to move now.
-    fn set_time(&mut self, turn: &Turn<'_>) -> Result<Duration, EngineError> {
+    /// before it is asked to move now. `level` is the MPS and increment of the `level`
+    /// the engine has (`None` after a set-up), and what it has after.
+    fn set_time(
+        &mut self,
+        turn: &Turn<'_>,
+        level: &mut Option<(u32, Duration)>,
+    ) -> Result<Duration, EngineError> {
         let side = turn.position.turn();
         let clocks = turn.clocks.as_ref();
         let own_moves = own_moves_played(turn);
@@ -564,7 +729,7 @@ impl XboardEngine {
             Some(Limit::Depth(depth)) => {
                 self.process.send(&format!("sd {depth}"))?;
                 match clocks {
-                    Some(clocks) => self.send_clocks(clocks, side, own_moves),
+                    Some(clocks) => self.send_clocks(clocks, side, own_moves, level),
                     None => {
                         self.process
                             .send(&format!("st {}", LIMIT_TIME_CAP.as_secs()))?;
@@ -584,7 +749,7 @@ impl XboardEngine {
                 }
             }
             None => match clocks {
-                Some(clocks) => self.send_clocks(clocks, side, own_moves),
+                Some(clocks) => self.send_clocks(clocks, side, own_moves, level),
                 None => {
                     self.process.send("st 1")?;
                     Ok(Duration::from_secs(1) + self.timing.fixed_margin)
@@ -594,14 +759,22 @@ impl XboardEngine {
     }
 
     /// Sends `level`, `time` and `otim` for `side` to move, and returns the remaining
-    /// time plus the margin.
+    /// time plus the margin. `level` goes only when the engine has none of the same
+    /// MPS and increment (`level`, see [`XboardEngine::set_time`]): the engine counts
+    /// the moves of the period itself, and learns its time from `time`. An engine
+    /// without `time` gets it every turn, since its base is all it knows of its time.
     fn send_clocks(
         &mut self,
         clocks: &TurnClocks,
         side: Color,
         own_moves: u32,
+        level: &mut Option<(u32, Duration)>,
     ) -> Result<Duration, EngineError> {
-        self.process.send(&level_command(clocks, side, own_moves))?;
+        let kept = (level_mps(clocks, own_moves), clocks.increment[side]);
+        if *level != Some(kept) || !self.features.time {
+            self.process.send(&level_command(clocks, side, own_moves))?;
+            *level = Some(kept);
+        }
         let own = clocks.remaining[side];
         if self.features.time {
             self.process.send(&format!("time {}", centis(own)))?;
@@ -629,6 +802,8 @@ impl Engine for XboardEngine {
     }
 
     fn new_game(&mut self) -> Result<(), EngineError> {
+        self.board = None;
+        self.edit_warned = false;
         if !self.features.reuse {
             // The engine asked to be started afresh for every game.
             return self.restart();
@@ -715,7 +890,9 @@ impl Engine for XboardEngine {
             self.timing,
             self.stop.clone(),
         )?;
+        let edit_warned = self.edit_warned;
         *self = fresh;
+        self.edit_warned = edit_warned;
         Ok(())
     }
 
@@ -729,6 +906,7 @@ impl Engine for XboardEngine {
     }
 
     fn game_over(&mut self, result: Option<&str>) {
+        self.board = None;
         if let Some(result) = result
             && let Err(e) = self.process.send(&format!("result {result} {{argus}}"))
         {

@@ -29,14 +29,58 @@ pub(super) fn own_moves_played(turn: &Turn<'_>) -> u32 {
 /// the remaining moves) without a move count. BASE is the side's remaining time (the
 /// engine learns the exact figure from `time`), INC its increment in seconds.
 pub(super) fn level_command(clocks: &TurnClocks, side: Color, own_moves: u32) -> String {
-    let mps = clocks
-        .moves_to_go
-        .map_or(0, |n| n.saturating_add(own_moves));
     format!(
-        "level {mps} {} {}",
+        "level {} {} {}",
+        level_mps(clocks, own_moves),
         base_text(clocks.remaining[side]),
         seconds_text(clocks.increment[side])
     )
+}
+
+/// The MPS of `level` (see [`level_command`]): the same all through a period, since
+/// the moves made grow as the moves to go shrink.
+pub(super) fn level_mps(clocks: &TurnClocks, own_moves: u32) -> u32 {
+    clocks
+        .moves_to_go
+        .map_or(0, |n| n.saturating_add(own_moves))
+}
+
+/// The castling rights an engine infers after `edit`: a king and a rook on their home
+/// squares (e1 and a1 or h1, e8 and a8 or h8), as the rooks' squares.
+pub(super) fn edit_castling(pos: &Chess) -> Bitboard {
+    let board = pos.board();
+    let mut rights = Bitboard::EMPTY;
+    for (color, rank) in [(Color::White, Rank::First), (Color::Black, Rank::Eighth)] {
+        if board.king_of(color) != Some(Square::from_coords(File::E, rank)) {
+            continue;
+        }
+        for file in [File::A, File::H] {
+            let square = Square::from_coords(file, rank);
+            if board.piece_at(square) == Some(color.rook()) {
+                rights.add(square);
+            }
+        }
+    }
+    rights
+}
+
+/// Castling rights (the rooks' squares) as FEN writes them: `KQkq`, `-` for none.
+pub(super) fn castling_text(rights: Bitboard) -> String {
+    let text: String = [
+        (Square::H1, 'K'),
+        (Square::A1, 'Q'),
+        (Square::H8, 'k'),
+        (Square::A8, 'q'),
+    ]
+    .iter()
+    .filter(|(square, _)| rights.contains(*square))
+    .map(|&(_, c)| c)
+    .collect();
+    if text.is_empty() {
+        "-".to_string()
+    } else {
+        text
+    }
 }
 
 /// A time as `level` reads its base: whole minutes, or `M:SS`; at least one second.

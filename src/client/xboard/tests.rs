@@ -296,15 +296,6 @@ fn sends_san_and_bare_moves_and_limits() {
 }
 
 #[test]
-fn cannot_set_up_without_setboard() {
-    let fake = Fake::new("feature setboard=0 done=1", "echo 'move e2e4'");
-    let mut engine = fake.start();
-    let start = position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
-    let err = engine.think(&turn(&start, &start, &[], None)).unwrap_err();
-    assert!(err.to_string().contains("cannot set up positions"), "{err}");
-}
-
-#[test]
 fn reads_thinking_output_into_analysis() {
     let fake = Fake::new(
         V2,
@@ -720,11 +711,6 @@ fn real_engine_with(command: &str, expect_analysis: bool, decide: Decide) {
 #[ignore = "needs fairymax"]
 fn fairymax_plays() {
     real_engine("/usr/games/fairymax", true);
-    // Fairy-Max cannot set up positions.
-    let mut engine = XboardEngine::start("/usr/games/fairymax", &[], None).unwrap();
-    let start = position("7k/8/6K1/8/8/8/8/R7 w - - 0 1");
-    let err = engine.think(&turn(&start, &start, &[], None)).unwrap_err();
-    assert!(err.to_string().contains("cannot set up"), "{err}");
 }
 
 #[test]
@@ -888,3 +874,5 @@ fn a_polled_turn_of_an_engine_that_exits_or_refuses_fails() {
     let err = crate::client::polled(&mut engine, &turn(&start, &pos, &moves, None)).unwrap_err();
     assert!(err.to_string().contains("refused"), "{err}");
 }
+
+mod board;

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use shakmaty::{Color, Move, Position};
 
 use super::parse::*;
-use super::{Decision, Engine, EngineError, GameResult, Line, Pending, Sent, Turn, XboardEngine};
+use super::{
+    Board, Decision, Engine, EngineError, GameResult, Line, Pending, Sent, Turn, XboardEngine,
+};
 use crate::epd::resolve_move;
 
 /// A turn under way: what was sent, where it stands, and its deadline.
@@ -20,6 +22,10 @@ pub(super) struct TurnState {
     pub(super) deadline: Instant,
     stage: Stage,
     pending: Pending,
+    /// What the engine's board holds once it has been given the turn's position:
+    /// with the engine's move, what it holds after a turn that ends with that move;
+    /// `None` once anything went wrong (it is then set up afresh next turn).
+    board: Option<Board>,
 }
 
 /// Where a turn stands.
@@ -93,8 +99,23 @@ impl XboardEngine {
             Event::Deadline => self.past_deadline(turn, &mut state),
             Event::Lost(e) => Some(self.lost(turn, &mut state, e)),
         };
-        if answer.is_none() {
-            self.turn = Some(state);
+        match &answer {
+            None => self.turn = Some(state),
+            // The engine moved and plays on: its board holds the game with its move.
+            // After anything else (a failure, a resignation, a draw accepted or
+            // claimed, which may leave the engine taking the game for over) its next
+            // turn sets it up afresh.
+            Some(Ok(Decision::Move {
+                mv,
+                claim_draw: false,
+                ..
+            })) => {
+                self.board = state.board.take().map(|mut board| {
+                    board.moves.push(*mv);
+                    board
+                });
+            }
+            Some(_) => {}
         }
         answer
     }
@@ -264,6 +285,9 @@ impl XboardEngine {
                 }
                 state.stage = Stage::Searching { hurried: true };
                 state.deadline = Instant::now() + self.timing.move_now;
+                // An engine that overran its time is set up afresh next turn, whatever
+                // state the `?` left it in.
+                state.board = None;
                 None
             }
             Stage::Searching { hurried: true } => Some(Err(EngineError::Failed(format!(
@@ -274,6 +298,8 @@ impl XboardEngine {
             Stage::AfterMove { mv, ping } => {
                 if ping.is_some() {
                     log::warn!("{}: no pong after its move", self.command);
+                    // What it still has to say would come at the next turn.
+                    state.board = None;
                 }
                 Some(Ok(moved(turn, mv, &state.pending)))
             }
@@ -292,6 +318,7 @@ impl XboardEngine {
         match state.stage {
             Stage::AfterMove { mv, .. } => {
                 log::warn!("{e}");
+                state.board = None;
                 Ok(moved(turn, mv, &state.pending))
             }
             Stage::Syncing(_) | Stage::Searching { .. } => Err(e),
@@ -301,7 +328,9 @@ impl XboardEngine {
 
 impl XboardEngine {
     /// Begins a turn: the engine's stale output is discarded, and the turn's commands
-    /// (the whole game, the clocks, `ping` or `go`) are sent in one write.
+    /// (the new moves or the whole set-up, the clocks, `ping` or `go`) are sent in one
+    /// write. What the engine's board holds is forgotten until the turn ends with a
+    /// move, so that any failure sets it up afresh next turn.
     pub(super) fn begin(&mut self, turn: &Turn<'_>) -> Result<(), EngineError> {
         self.turn = None;
         self.drain();
@@ -320,13 +349,13 @@ impl XboardEngine {
         Ok(())
     }
 
-    /// [`XboardEngine::begin`] once the engine's input is held: sets up the position
-    /// and the time, offers the draw, and sends `ping` (`go` follows its `pong`) or
-    /// `go`.
+    /// [`XboardEngine::begin`] once the engine's input is held: gives the position
+    /// (the new moves, or a set-up) and the time, offers the draw, and sends `ping`
+    /// (`go` follows its `pong`) or `go`.
     fn begin_held(&mut self, turn: &Turn<'_>) -> Result<(), EngineError> {
         let mut sent = Sent::default();
-        self.set_up(turn, &mut sent)?;
-        let budget = self.set_time(turn)?;
+        let mut board = self.give_position(turn, &mut sent)?;
+        let budget = self.set_time(turn, &mut board.level)?;
         if turn.draw_offered && self.features.draw {
             self.process.send("draw")?;
         }
@@ -343,6 +372,7 @@ impl XboardEngine {
             deadline,
             stage,
             pending: Pending::default(),
+            board: Some(board),
         });
         Ok(())
     }
