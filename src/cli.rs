@@ -104,10 +104,31 @@ pub struct ServeArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,
-    /// Start positions (EPD or FEN, one per line), each played twice with the colours
-    /// swapped.
-    #[arg(long, value_name = "FILE.epd")]
-    pub openings: Option<PathBuf>,
+    /// The start positions: `FILE`, or `file=FILE [format=epd|pgn]
+    /// [order=sequential|random] [plies=N] [start=N]` as cutechess-cli and fastchess
+    /// take them. An EPD or FEN file gives one position a line; a PGN file each game's
+    /// position after its first N plies (all without plies=); the format comes from the
+    /// name (.pgn, .epd) or the text. Each encounter of a pairing takes the next opening
+    /// (see --repeat); order=random shuffles them by --srand; start=N begins with the
+    /// Nth.
+    #[arg(long, num_args = 1.., value_name = "FILE|KEY=VALUE")]
+    pub openings: Vec<String>,
+    /// The seed of order=random (any number from 0); without it argus draws one and
+    /// prints it, and event.jsonl keeps it.
+    #[arg(long, value_name = "N")]
+    pub srand: Option<u64>,
+    /// The games in a row of a pairing that play each opening, the colours alternating:
+    /// 2 (the default) plays each opening twice with the colours swapped, 1 gives every
+    /// game an opening of its own. These games are an encounter.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2,
+        num_args = 0..=1,
+        default_missing_value = "2",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub repeat: u32,
     /// The time control of every game (PGN TimeControl: 40/7200:1800, 300+5, 10+0.1, ...).
     #[arg(long, default_value = "10+0.1", value_name = "TIMECONTROL")]
     pub tc: TimeControl,
@@ -142,7 +163,8 @@ pub struct ServeArgs {
     /// beta=B` (alpha and beta 0.05 when not given); the match stops at a bound.
     #[arg(long, num_args = 2..=4, value_name = "KEY=VALUE")]
     pub sprt: Vec<String>,
-    /// Adjudicate a draw after this many full moves.
+    /// Adjudicate a draw after this many full moves of the game (twice as many plies
+    /// from its start position).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub maxmoves: Option<u32>,
     /// Run without a console: standard input is not read (its end never stops
@@ -370,8 +392,9 @@ pub struct SerialArgs {
     /// How many games.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
-    /// An EPD file of start positions; each is played twice, colours swapped.
-    #[arg(long, value_name = "FILE.epd")]
+    /// A file of start positions (EPD or FEN lines, or PGN games: the position after
+    /// each game's moves); each is played twice, colours swapped.
+    #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
     /// The PGN Event tag.
     #[arg(long, default_value = "?")]

@@ -10,6 +10,7 @@ pub mod core;
 pub mod epd;
 pub mod field;
 pub mod mediator;
+pub mod openings;
 pub mod server;
 pub mod tournament;
 pub mod transport;

@@ -178,8 +178,10 @@ impl Check<'_> {
             }
             return Err(self.contradiction(source, None, &positions(has.len())));
         };
-        let given = read_openings(file)?;
-        if given == *has {
+        // The positions count: the names a newer reader gives them do not.
+        let given: Vec<String> = read_openings(file)?.into_iter().map(|o| o.fen).collect();
+        let has: Vec<&String> = has.iter().map(|o| &o.fen).collect();
+        if given.iter().eq(has.iter().copied()) {
             return Ok(());
         }
         let text = if has.is_empty() {
@@ -191,7 +193,7 @@ impl Check<'_> {
                 given.len()
             )
         } else {
-            let i = (0..has.len()).find(|&i| has[i] != given[i]).unwrap_or(0);
+            let i = (0..has.len()).find(|&i| *has[i] != given[i]).unwrap_or(0);
             format!(
                 "position {} as {:?} where the file has {:?}",
                 i + 1,

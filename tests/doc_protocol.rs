@@ -32,7 +32,6 @@ use argus::core::supervisor::Command;
 use argus::core::{
     DrawRule, GameReport, IllegalRule, Input, MatchConfig, Output, Port, Referee, WireTiming,
 };
-use argus::epd::Record;
 
 /// One line of an exchange block, with its line number in the document.
 #[derive(Clone, Debug, PartialEq)]
@@ -322,15 +321,11 @@ fn match_config(block: &Block) -> Result<MatchConfig, String> {
         }
     }
     // An openings file, read as `argus serial --openings` reads it: each record's
-    // position, as FEN.
+    // position, as FEN, with the names it gives it.
     for epd in &block.openings {
-        let rec = Record::from_ascii(epd.as_bytes()).map_err(|e| format!("{epd}: {e}"))?;
-        let pos: shakmaty::Chess = rec
-            .setup()
-            .position(shakmaty::CastlingMode::Standard)
-            .map_err(|e| format!("{epd}: {e}"))?;
-        let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Always);
-        cfg.openings.push(fen.to_string());
+        let read =
+            argus::openings::parse_epd(epd.as_bytes()).map_err(|e| format!("{epd}: {e:?}"))?;
+        cfg.openings.extend(read);
     }
     Ok(cfg)
 }

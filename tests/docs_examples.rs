@@ -1,14 +1,15 @@
 //! Every example file in `docs/` loads as argus loads it: an event file (`*.toml`) through
 //! the event-file loader, and the openings file it names through the openings reader (an
 //! `argus serve` event file, `*serve*.toml`, through its loader and then clap, as
-//! `argus serve --config` reads it); an openings file (`*.epd`) through the openings
-//! reader. A file of a type this test does
+//! `argus serve --config` reads it); an openings file (`*.epd`, `*.pgn`) through the
+//! openings reader. A file of a type this test does
 //! not know fails it, so that a new kind of example gets its loader here.
 
 use std::path::{Path, PathBuf};
 
 use argus::cli::{Cli, Command};
-use argus::mediator::config::{EventConfig, read_openings};
+use argus::mediator::config::EventConfig;
+use argus::openings::{OpeningsSpec, read_openings};
 use clap::Parser;
 
 /// The files under `dir`, in sorted order.
@@ -70,8 +71,11 @@ fn every_example_file_in_docs_loads() {
                 let Command::Serve(args) = cli.command else {
                     panic!("argus serve")
                 };
-                if let Some(openings) = &args.openings {
-                    read_openings(openings).unwrap_or_else(|e| panic!("{shown}: {e}"));
+                if !args.openings.is_empty() {
+                    OpeningsSpec::parse(&args.openings)
+                        .unwrap_or_else(|e| panic!("{shown}: {e}"))
+                        .read()
+                        .unwrap_or_else(|e| panic!("{shown}: {e}"));
                 }
                 let players = options
                     .iter()
@@ -86,7 +90,7 @@ fn every_example_file_in_docs_loads() {
                     read_openings(openings).unwrap_or_else(|e| panic!("{shown}: {e}"));
                 }
             }
-            Some("epd") => {
+            Some("epd" | "pgn") => {
                 read_openings(&path).unwrap_or_else(|e| panic!("{e}"));
             }
             _ => panic!(
@@ -95,7 +99,12 @@ fn every_example_file_in_docs_loads() {
         }
         examples.push(path);
     }
-    for name in ["example-event.toml", "example-serve.toml", "openings.epd"] {
+    for name in [
+        "example-event.toml",
+        "example-serve.toml",
+        "openings.epd",
+        "openings.pgn",
+    ] {
         assert!(
             examples.contains(&docs.join(name)),
             "docs/{name} was not loaded"

@@ -81,10 +81,7 @@ fn serve_config(
 ) -> Result<argus::server::ServeConfig> {
     use argus::server::ServeConfig;
     let players = serve_players(args, matches)?;
-    let openings = match &args.openings {
-        Some(path) => read_openings(path)?,
-        None => Vec::new(),
-    };
+    let (openings, openings_from, srand) = serve_openings(args)?;
     let cfg = ServeConfig {
         players,
         listen: Some(args.listen),
@@ -94,6 +91,9 @@ fn serve_config(
         games: args.games,
         concurrency: args.concurrency as usize,
         openings,
+        openings_from,
+        repeat: args.repeat,
+        srand,
         time_control: args.tc.clone(),
         draw_rule: args.draw_rule.into(),
         illegal: args.illegal.into(),
@@ -120,6 +120,59 @@ fn serve_config(
         out: args.out.clone().context("give --out DIR")?,
     };
     Ok(cfg)
+}
+
+/// The openings of `--openings`, in the order the encounters take them (shuffled with
+/// order=random by --srand, or by a seed drawn now), as many as the schedule takes; the
+/// words they came from; the seed.
+fn serve_openings(
+    args: &ServeArgs,
+) -> Result<(
+    Vec<argus::core::Opening>,
+    Option<argus::openings::OpeningsSpec>,
+    Option<u64>,
+)> {
+    use argus::openings::{OpeningsSpec, Order, arrange};
+    if args.openings.is_empty() {
+        return Ok((Vec::new(), None, args.srand));
+    }
+    let spec = OpeningsSpec::parse(&args.openings).map_err(anyhow::Error::msg)?;
+    let book = spec.read()?;
+    let seed = match spec.order {
+        // A drawn seed is short enough to type again.
+        Order::Random => Some(args.srand.unwrap_or_else(|| u64::from(fastrand::u32(..)))),
+        Order::Sequential => args.srand,
+    };
+    let keep = argus::tournament::openings_used(args.rounds, args.games, args.repeat);
+    let openings = arrange(book, spec.order, spec.start, seed.unwrap_or(0), keep)
+        .map_err(anyhow::Error::msg)?;
+    Ok((openings, Some(spec), seed))
+}
+
+/// What an event's openings are, in a line: how many, from where, in which order (the
+/// seed that repeats a random one).
+fn openings_line(cfg: &argus::server::ServeConfig) -> Option<String> {
+    use argus::openings::Order;
+    let spec = cfg.openings_from.as_ref()?;
+    let mut line = format!(
+        "argus serve: openings: {} from {}",
+        cfg.openings.len(),
+        spec.file.display()
+    );
+    if let Some(plies) = spec.plies {
+        line.push_str(&format!(" (at most {plies} plies of each game)"));
+    }
+    if spec.start != 1 {
+        line.push_str(&format!(", from its opening {}", spec.start));
+    }
+    if spec.order == Order::Random {
+        line.push_str(&format!(
+            ", in random order (--srand {})",
+            cfg.srand.unwrap_or(0)
+        ));
+    }
+    line.push_str(&format!(", {} game(s) each", cfg.repeat));
+    Some(line)
 }
 
 /// `argus serve`: with `--config`, the event file's keys are read as the options they
@@ -364,6 +417,9 @@ pub(crate) fn run_serve_as(
         cfg.concurrency,
         cfg.out.display()
     );
+    if let Some(line) = openings_line(&cfg) {
+        println!("{line}");
+    }
     if cfg.players.iter().any(server::Entrant::is_remote) {
         println!(
             "argus serve: players connect to {listen} (argus client --connect {listen} --name NAME)",

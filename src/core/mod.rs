@@ -10,11 +10,13 @@
 pub mod clock;
 pub mod dead;
 pub mod game;
+pub mod opening;
 pub mod pgn;
 pub mod referee;
 pub mod supervisor;
 pub mod tally;
 
+pub use opening::Opening;
 pub use referee::{
     DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee, TimeUse,
     WireTiming,

@@ -2,7 +2,8 @@
 //!
 //! The referee's record of each game is a PGN file that any chess program can read, so
 //! this module writes exactly the export format of the PGN specification (section 8):
-//! the Seven Tag Roster in its order, the other tags in ASCII order, and movetext with
+//! the Seven Tag Roster in its order, the other tags in ASCII order (SetUp right before
+//! FEN), and movetext with
 //! the export format's move number indications, wrapped into lines of fewer than 80
 //! characters. Each move may carry a comment with the mover's clock in the `[%clk]`
 //! and `[%emt]` forms that PGN readers understand (protocol profile, section 7).
@@ -59,7 +60,8 @@ const MAX_LINE: usize = 79;
 /// movetext (`"...\n\n"`).
 ///
 /// The tag section holds the Seven Tag Roster first, in its order, then all other tags
-/// in ASCII order of their names, one per line. A missing roster tag is written as `?`
+/// in ASCII order of their names, one per line, except that SetUp comes right before
+/// FEN (PGN 9.7: it says whether FEN is there and how to take it). A missing roster tag is written as `?`
 /// (the Date as `????.??.??`), and the Result tag is always the game's result. When a
 /// name appears more than once, the first of its pairs is written. Backslashes and
 /// quotes in values are escaped; control characters in values become spaces, and
@@ -105,6 +107,15 @@ pub fn write_game(game: &PgnGame) -> String {
     }
     // Rust orders strings by their bytes, which for tag names is ASCII order.
     others.sort_by(|(a, _), (b, _)| a.cmp(b));
+    // SetUp says how to read FEN, so it comes first, right before it (PGN 9.7).
+    if let (Some(setup), Some(_)) = (
+        others.iter().position(|(n, _)| n == "SetUp"),
+        others.iter().position(|(n, _)| n == "FEN"),
+    ) {
+        let pair = others.remove(setup);
+        let fen = others.iter().position(|(n, _)| n == "FEN").unwrap_or(0);
+        others.insert(fen, pair);
+    }
     for (name, value) in others {
         write_tag(&mut out, &name, value);
     }

@@ -33,14 +33,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::core::clock::TimeControl;
 use crate::core::{DrawRule, IllegalRule, WireTiming};
-use crate::epd::Record;
 use crate::mediator::Eol;
 use crate::transport::serial::{self, FlowName, ParityName, SerialSettings};
 
@@ -78,7 +75,8 @@ pub struct EventConfig {
     pub games: u32,
     /// The time control.
     pub time_control: TimeControl,
-    /// An EPD file of start positions, each played twice with colours swapped.
+    /// A file of start positions (EPD or FEN lines, or PGN games), each played twice
+    /// with colours swapped.
     pub openings: Option<PathBuf>,
     /// Whether repetition and fifty-move draws are automatic or must be claimed.
     pub draw_rule: DrawRule,
@@ -188,77 +186,6 @@ impl EventConfig {
             .map_or_else(|| "argus".into(), |s| s.to_string_lossy().into_owned());
         self.pgn.with_file_name(format!("{stem}-{stamp}.jsonl"))
     }
-}
-
-/// Reads an openings file (the `--openings` option, the `openings` key): one EPD record
-/// per line; blank lines and lines starting with `#` are skipped. Returns the positions
-/// as FEN.
-///
-/// # Errors
-///
-/// [`OpeningsError`] when the file cannot be read, a record is not valid EPD or its
-/// position is not legal or already over, or the file holds no position.
-pub fn read_openings(path: &Path) -> Result<Vec<String>, OpeningsError> {
-    let text = fs::read(path).map_err(|source| OpeningsError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut fens = Vec::new();
-    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-        let trimmed = line.trim_ascii();
-        if trimmed.is_empty() || trimmed.starts_with(b"#") {
-            continue;
-        }
-        let bad = |problem: String| OpeningsError::Record {
-            path: path.to_path_buf(),
-            line: i + 1,
-            problem,
-        };
-        let rec = Record::from_ascii(trimmed).map_err(|e| bad(e.to_string()))?;
-        let pos: Chess = rec
-            .setup()
-            .position(CastlingMode::Standard)
-            .map_err(|e| bad(e.to_string()))?;
-        if pos.is_game_over() {
-            return Err(bad("the position is already over (no legal move)".into()));
-        }
-        fens.push(Fen::from_position(&pos, EnPassantMode::Always).to_string());
-    }
-    if fens.is_empty() {
-        return Err(OpeningsError::Empty {
-            path: path.to_path_buf(),
-        });
-    }
-    Ok(fens)
-}
-
-/// An openings file that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum OpeningsError {
-    /// The file cannot be read.
-    #[error("openings file {}: {source}", .path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The system's error.
-        source: io::Error,
-    },
-    /// A record that is not a valid start position.
-    #[error("openings file {}, line {line}: {problem}", .path.display())]
-    Record {
-        /// The file.
-        path: PathBuf,
-        /// The line, from 1.
-        line: usize,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// No record in the file.
-    #[error("openings file {}: no positions in it", .path.display())]
-    Empty {
-        /// The file.
-        path: PathBuf,
-    },
 }
 
 // The file as written. Values that are checked after deserializing keep their place in

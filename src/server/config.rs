@@ -16,8 +16,10 @@
 //! reads with the options typed: so a key means what its option means, with the same
 //! default and the same checks. An option on the command line overrides its key; an
 //! `--engine` or `--player` there replaces all the file's players. An unknown key is an
-//! error that names it, its table and its place. Relative paths (`openings`, `out`) are
-//! relative to the file's folder.
+//! error that names it, its table and its place. Relative paths (`openings`'s file,
+//! `out`) are relative to the file's folder. `openings` takes `--openings`'s words as
+//! one string (`"file=book.pgn plies=8"`, or the file alone), a list of them, or a table
+//! of its keys (`{ file = "book.pgn", order = "random", plies = 8 }`).
 
 use std::fs;
 use std::path::Path;
@@ -106,6 +108,8 @@ struct RawTournament {
     games: Value,
     concurrency: Value,
     openings: Value,
+    repeat: Value,
+    srand: Value,
     tc: Value,
     draw_rule: Value,
     illegal: Value,
@@ -223,7 +227,11 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
         let Some(value) = value else { return Ok(()) };
         let key = format!("{table}.{name}");
         let at = Some(value.span());
-        let mut words = words_of(text, &key, value)?;
+        let mut words = if name == "openings" {
+            openings_words(text, &key, value, base)?
+        } else {
+            words_of(text, &key, value)?
+        };
         if FLAGS.contains(&name) {
             match value.get_ref() {
                 toml::Value::Boolean(true) => words.clear(),
@@ -236,7 +244,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
                 .flat_map(|w| w.split_whitespace())
                 .map(str::to_string)
                 .collect();
-        } else if ["openings", "out"].contains(&name)
+        } else if name == "out"
             && let [path] = words.as_slice()
             && Path::new(path).is_relative()
         {
@@ -259,6 +267,8 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
         ("games", &t.games),
         ("concurrency", &t.concurrency),
         ("openings", &t.openings),
+        ("repeat", &t.repeat),
+        ("srand", &t.srand),
         ("tc", &t.tc),
         ("draw_rule", &t.draw_rule),
         ("illegal", &t.illegal),
@@ -399,6 +409,52 @@ fn bad(text: &str, value: &Spanned<toml::Value>, key: &str, message: &str) -> Co
             message: message.into(),
         },
     )
+}
+
+/// The `openings` key as `--openings`'s words, its file relative to `base`: a string
+/// that is the file alone (`"book.epd"`, spaces and all) or the words in one string
+/// (`"file=book.pgn plies=8"`), a list of words, or a table of the keys (`{ file =
+/// "book.pgn", plies = 8 }`).
+fn openings_words(
+    text: &str,
+    key: &str,
+    value: &Spanned<toml::Value>,
+    base: &Path,
+) -> Result<Vec<String>, ConfigFileError> {
+    use crate::openings::KEYS;
+    let is_key = |w: &str| w.split_once('=').is_some_and(|(k, _)| KEYS.contains(&k));
+    let words = match value.get_ref() {
+        toml::Value::String(s) if s.split_whitespace().any(is_key) => {
+            s.split_whitespace().map(str::to_string).collect()
+        }
+        toml::Value::Table(table) => {
+            let mut words = Vec::new();
+            for (k, v) in table {
+                let [word] = words_of(text, key, &Spanned::new(value.span(), v.clone()))?
+                    .try_into()
+                    .map_err(|_| bad(text, value, key, "expected one value a key"))?;
+                words.push(format!("{k}={word}"));
+            }
+            words
+        }
+        _ => words_of(text, key, value)?,
+    };
+    // The file, relative to the event file's folder.
+    let relative = |path: &str| {
+        if Path::new(path).is_relative() {
+            base.join(path).display().to_string()
+        } else {
+            path.to_string()
+        }
+    };
+    Ok(words
+        .into_iter()
+        .map(|w| match w.split_once('=') {
+            Some(("file", path)) => format!("file={}", relative(path)),
+            _ if is_key(&w) => w,
+            _ => relative(&w),
+        })
+        .collect())
 }
 
 /// A value as the words of its option: a string, a number or true/false is one word;

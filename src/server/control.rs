@@ -311,6 +311,7 @@ mod tests {
             white: 0,
             black: 1,
             opening: None,
+            encounter: None,
         };
         let mut g = GameStatus::new(spec);
         assert_eq!(g.to_string(), "before the first move");

@@ -21,7 +21,7 @@ pub(super) fn game_config(
         event: cfg.event.clone(),
         site: cfg.site.clone(),
         date: cfg.date.clone(),
-        round: Some(spec.round.to_string()),
+        round: Some(spec.round_tag()),
         names: [Some(name(spec.white)), Some(name(spec.black))],
         port_labels: [
             label(&cfg.players[spec.white], &name(spec.white)),
@@ -438,28 +438,35 @@ fn forfeit(
     let config = game_config(cfg, names, spec, false);
     let result = GameResult::loss_for(loser);
     let [white, black] = [spec.white, spec.black].map(|i| names[i].clone());
-    let mut pgn = String::new();
+    // The tags a game's referee writes, in the same order (crate::core::pgn).
     let mut tags = vec![
         ("Event", config.event.clone()),
         ("Site", config.site.clone()),
         ("Date", config.date.clone()),
-        ("Round", spec.round.to_string()),
+        ("Round", spec.round_tag()),
         ("White", white.clone()),
         ("Black", black.clone()),
-        ("Result", result.to_string()),
         ("Termination", "abandoned".to_string()),
         ("TimeControl", config.time_control.to_string()),
     ];
-    if let Some(fen) = config.openings.first() {
+    let mut start = (Color::White, 1);
+    if let Some(opening) = config.openings.first() {
         tags.push(("SetUp", "1".into()));
-        tags.push(("FEN", fen.clone()));
+        tags.push(("FEN", opening.fen.clone()));
+        if let Ok(fen) = opening.fen.parse::<shakmaty::fen::Fen>() {
+            start = (fen.as_setup().turn, fen.as_setup().fullmoves.get());
+        }
+        let named = opening.tags.iter().map(|(n, v)| (n.as_str(), v.clone()));
+        tags.extend(named);
     }
-    for (name, value) in tags {
-        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-        pgn.push_str(&format!("[{name} \"{value}\"]\n"));
-    }
-    let comment = why.replace('}', ")");
-    pgn.push_str(&format!("\n{{{comment}}} {result}\n\n"));
+    let pgn = crate::core::pgn::write_game(&crate::core::pgn::PgnGame {
+        tags: tags.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+        start_turn: start.0,
+        start_fullmove: start.1,
+        moves: Vec::new(),
+        final_comment: Some(why.to_string()),
+        result: result.to_string(),
+    });
     std::fs::write(pgn_path, &pgn).map_err(|e| format!("{}: {e}", pgn_path.display()))?;
     log::warn!("game {}: {why}", spec.number);
     Ok(GameReport {

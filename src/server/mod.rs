@@ -81,9 +81,20 @@ pub struct ServeConfig {
     pub games: u32,
     /// Games at once.
     pub concurrency: usize,
-    /// Start positions as FEN (each played twice, colours swapped); empty for the
-    /// standard array.
-    pub openings: Vec<String>,
+    /// Start positions (each as FEN, with the tags that name it) in the order the
+    /// encounters take them, each `repeat` games in a row; empty for the standard array.
+    pub openings: Vec<crate::core::Opening>,
+    /// Where the openings came from (`--openings`), for the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings_from: Option<crate::openings::OpeningsSpec>,
+    /// The games in a row of a pairing that take each opening, the colours alternating
+    /// (`--repeat`).
+    #[serde(default = "two")]
+    pub repeat: u32,
+    /// The seed of the openings' random order (`--srand`, or the one drawn when none
+    /// was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srand: Option<u64>,
     /// The time control of every game.
     pub time_control: TimeControl,
     /// When repetition and fifty-move draws apply.
@@ -106,6 +117,10 @@ pub struct ServeConfig {
     pub sprt: Option<SprtConfig>,
     /// The event's folder.
     pub out: PathBuf,
+}
+
+fn two() -> u32 {
+    2
 }
 
 /// What an event came to.
@@ -329,9 +344,9 @@ fn run_event(
                 "tests a match of two players: give two --engine",
             ));
         }
-        if !cfg.games.is_multiple_of(2) {
+        if !cfg.games.is_multiple_of(2) || cfg.repeat != 2 {
             return Err(ServeError::Sprt(
-                "counts game pairs (each opening with the colours swapped): give an even --games",
+                "counts game pairs (each opening with the colours swapped): give an even --games, and --repeat 2",
             ));
         }
     }
@@ -360,6 +375,7 @@ fn run_event(
         cfg.rounds,
         cfg.games,
         cfg.openings.len(),
+        cfg.repeat,
     );
     // A Swiss event pairs each round from the results before it.
     let mut swiss = (cfg.format == Format::Swiss).then(|| SwissState {
@@ -796,6 +812,7 @@ impl SwissState {
             &round.pairs,
             cfg.games,
             cfg.openings.len(),
+            cfg.repeat,
             first,
         );
         self.left = games.len();
@@ -814,6 +831,7 @@ pub fn scheduled_games(cfg: &ServeConfig) -> usize {
             cfg.rounds,
             cfg.games,
             cfg.openings.len(),
+            cfg.repeat,
         )
         .len(),
     }
@@ -998,5 +1016,6 @@ fn first_spec() -> GameSpec {
         white: 0,
         black: 1,
         opening: None,
+        encounter: None,
     }
 }

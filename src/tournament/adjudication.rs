@@ -39,7 +39,8 @@ pub struct AdjudicationRules {
     pub resign: Option<ResignRule>,
     /// `--draw`.
     pub draw: Option<DrawAdjudication>,
-    /// `--maxmoves`: a game still going after this many full moves is drawn.
+    /// `--maxmoves`: a game still going after this many full moves of its own (twice
+    /// as many plies from its start position, as cutechess-cli counts) is drawn.
     pub max_moves: Option<u32>,
 }
 
@@ -155,6 +156,8 @@ pub struct Adjudicator {
     winning: [u32; 2],
     /// Each side's moves in a row within `draw.score`.
     level: [u32; 2],
+    /// The plies played in the game, from its start position.
+    plies: u32,
     decided: bool,
 }
 
@@ -181,6 +184,7 @@ impl Adjudicator {
             losing: [0; 2],
             winning: [0; 2],
             level: [0; 2],
+            plies: 0,
             decided: false,
         }
     }
@@ -199,6 +203,7 @@ impl Adjudicator {
         }
         let me = index(color);
         self.last[me] = score;
+        self.plies += 1;
         let bump = |count: &mut u32, holds: bool| *count = if holds { *count + 1 } else { 0 };
         if let Some(rule) = &self.rules.resign {
             bump(
@@ -255,9 +260,10 @@ impl Adjudicator {
                 );
             }
         }
+        // Full moves of the game itself: from an opening with Black to move, the 60th
+        // is White's, after 120 plies (counting move numbers would end it a ply early).
         if let Some(max) = self.rules.max_moves
-            && color == Color::Black
-            && fullmove >= max
+            && self.plies >= max.saturating_mul(2)
         {
             return self.decide(
                 GameResult::Draw,
@@ -387,6 +393,36 @@ mod tests {
         let e = DrawAdjudication::parse(&w("movenumber=40 movecount=x score=1")).unwrap_err();
         assert!(e.contains("movecount="), "{e}");
         assert!(ResignRule::parse(&w("movecount=3")).is_err());
+    }
+
+    /// From an opening with Black to move (1. e4 played), `--maxmoves 3` draws after
+    /// six plies of the game: Black's first move to White's fourth.
+    #[test]
+    fn maxmoves_counts_the_moves_of_the_game_from_a_black_start() {
+        let mut adj = Adjudicator::new(AdjudicationRules {
+            max_moves: Some(3),
+            ..AdjudicationRules::default()
+        });
+        let mut plies = 0;
+        let mut verdict = None;
+        for (fullmove, color) in [
+            (1, Color::Black),
+            (2, Color::White),
+            (2, Color::Black),
+            (3, Color::White),
+            (3, Color::Black),
+            (4, Color::White),
+            (4, Color::Black),
+        ] {
+            plies += 1;
+            if let Some(v) = adj.after_move(fullmove, color, None) {
+                verdict = Some((plies, fullmove, color, v));
+                break;
+            }
+        }
+        let (plies, fullmove, color, v) = verdict.expect("a verdict");
+        assert_eq!((plies, fullmove, color), (6, 4, Color::White));
+        assert_eq!(v.result, GameResult::Draw);
     }
 
     #[test]

@@ -50,14 +50,61 @@ pub struct GameSpec {
     pub black: usize,
     /// The opening (an index into the event's openings), when there are openings.
     pub opening: Option<usize>,
+    /// The game's encounter in its round, from 1, when the round holds more than one:
+    /// the games of an encounter share an opening (`repeat` games in a row, the
+    /// colours alternating), and the encounters of a round are numbered through its
+    /// pairings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encounter: Option<u32>,
+}
+
+impl GameSpec {
+    /// The PGN Round tag: the round, and the encounter in it when the round holds more
+    /// than one (`2.3`: round 2, its third encounter), so that games of different
+    /// encounters have different rounds and the games of one encounter the same.
+    pub fn round_tag(&self) -> String {
+        match self.encounter {
+            Some(e) => format!("{}.{e}", self.round),
+            None => self.round.to_string(),
+        }
+    }
+}
+
+/// How many openings an event's games take, at most: one per encounter of a pairing,
+/// round after round (every pairing of a round takes the same ones).
+pub fn openings_used(rounds: u32, games: u32, repeat: u32) -> usize {
+    rounds as usize * games.div_ceil(repeat.max(1)) as usize
+}
+
+/// The opening and encounter of game `g` (from 0) of the `k`th of `pairings` pairings
+/// of round `round`, each playing `games` games, each opening `repeat` times.
+fn opening_and_encounter(
+    round: u32,
+    k: usize,
+    pairings: usize,
+    g: u32,
+    games: u32,
+    openings: usize,
+    repeat: u32,
+) -> (Option<usize>, Option<u32>) {
+    let repeat = repeat.max(1);
+    let per_pairing = games.div_ceil(repeat);
+    let opening = (openings > 0).then(|| {
+        let first = (round - 1) * per_pairing;
+        (first + g / repeat) as usize % openings
+    });
+    let in_round = pairings as u32 * per_pairing;
+    let encounter = (in_round > 1).then(|| k as u32 * per_pairing + g / repeat + 1);
+    (opening, encounter)
 }
 
 /// The games of an event, in the order they are started.
 ///
 /// Each round pairs the players as `format` says; each pairing plays `games` games with
-/// the colours alternating, and consecutive games of a pairing share an opening with the
-/// colours swapped (games 1 and 2 the first opening, 3 and 4 the next), so that neither
-/// player gets the better side of a position twice. Round `r` goes on through the
+/// the colours alternating, and `repeat` consecutive games of a pairing share an
+/// opening (with 2, the default of `argus serve`, games 1 and 2 the first opening with
+/// the colours swapped, 3 and 4 the next, so that neither player gets the better side
+/// of a position twice): those games are an encounter. Round `r` goes on through the
 /// openings where round `r - 1` stopped. In a round-robin the pairings of a round are
 /// ordered by the circle method, so that nobody plays twice before everybody has played
 /// once.
@@ -66,9 +113,12 @@ pub struct GameSpec {
 ///
 /// ```
 /// use argus::tournament::{schedule, Format};
-/// let games = schedule(3, Format::RoundRobin, 1, 2, 0);
+/// let games = schedule(3, Format::RoundRobin, 1, 2, 0, 2);
 /// assert_eq!(games.len(), 6);
 /// assert_eq!((games[0].white, games[0].black), (games[1].black, games[1].white));
+/// // Three pairings in the round, an encounter each: rounds 1.1, 1.1, 1.2, ...
+/// assert_eq!(games[1].round_tag(), "1.1");
+/// assert_eq!(games[2].round_tag(), "1.2");
 /// ```
 pub fn schedule(
     players: usize,
@@ -76,6 +126,7 @@ pub fn schedule(
     rounds: u32,
     games: u32,
     openings: usize,
+    repeat: u32,
 ) -> Vec<GameSpec> {
     let pairings = match format {
         Format::RoundRobin => circle_pairings(players),
@@ -91,16 +142,15 @@ pub fn schedule(
                 // next, so that an odd number of games per pairing still evens out.
                 let swap = (g + round - 1 + k as u32) % 2 == 1;
                 let (white, black) = if swap { (b, a) } else { (a, b) };
-                let opening = (openings > 0).then(|| {
-                    let first = (round - 1) * games.div_ceil(2);
-                    (first + g / 2) as usize % openings
-                });
+                let (opening, encounter) =
+                    opening_and_encounter(round, k, pairings.len(), g, games, openings, repeat);
                 out.push(GameSpec {
                     number: out.len() as u32 + 1,
                     round,
                     white,
                     black,
                     opening,
+                    encounter,
                 });
             }
         }
@@ -110,29 +160,29 @@ pub fn schedule(
 
 /// The games of Swiss round `round` for its `pairs` (White first), numbered from
 /// `first_number`: each pair plays `games` games, the colours alternating from the
-/// pairing's, each opening twice with the colours swapped, going on through the
-/// openings where the round before stopped.
+/// pairing's, each opening `repeat` times in a row, going on through the openings where
+/// the round before stopped.
 pub fn swiss_games(
     round: u32,
     pairs: &[(usize, usize)],
     games: u32,
     openings: usize,
+    repeat: u32,
     first_number: u32,
 ) -> Vec<GameSpec> {
     let mut out = Vec::new();
-    for &(a, b) in pairs {
+    for (k, &(a, b)) in pairs.iter().enumerate() {
         for g in 0..games {
             let (white, black) = if g % 2 == 1 { (b, a) } else { (a, b) };
-            let opening = (openings > 0).then(|| {
-                let first = (round - 1) * games.div_ceil(2);
-                (first + g / 2) as usize % openings
-            });
+            let (opening, encounter) =
+                opening_and_encounter(round, k, pairs.len(), g, games, openings, repeat);
             out.push(GameSpec {
                 number: first_number + out.len() as u32,
                 round,
                 white,
                 black,
                 opening,
+                encounter,
             });
         }
     }
@@ -170,7 +220,7 @@ mod tests {
     #[test]
     fn a_round_robin_pairs_everybody_once_and_balances_the_colours() {
         for n in 2..=9 {
-            let games = schedule(n, Format::RoundRobin, 1, 2, 0);
+            let games = schedule(n, Format::RoundRobin, 1, 2, 0, 2);
             assert_eq!(games.len(), n * (n - 1), "{n} players");
             let mut met = BTreeMap::new();
             let mut whites = vec![0; n];
@@ -201,7 +251,7 @@ mod tests {
 
     #[test]
     fn a_gauntlet_meets_the_first_player_with_each_other() {
-        let games = schedule(4, Format::Gauntlet, 2, 2, 0);
+        let games = schedule(4, Format::Gauntlet, 2, 2, 0, 2);
         assert_eq!(games.len(), 12);
         assert!(games.iter().all(|g| g.white == 0 || g.black == 0));
         assert_eq!(games.iter().filter(|g| g.white == 0).count(), 6);
@@ -210,7 +260,7 @@ mod tests {
 
     #[test]
     fn each_opening_is_played_twice_with_the_colours_swapped() {
-        let games = schedule(2, Format::RoundRobin, 3, 4, 5);
+        let games = schedule(2, Format::RoundRobin, 3, 4, 5, 2);
         let openings: Vec<Option<usize>> = games.iter().map(|g| g.opening).collect();
         assert_eq!(
             openings,
@@ -222,8 +272,52 @@ mod tests {
     }
 
     #[test]
+    fn repeat_one_gives_each_game_its_own_opening() {
+        let games = schedule(2, Format::RoundRobin, 2, 3, 10, 1);
+        let openings: Vec<Option<usize>> = games.iter().map(|g| g.opening).collect();
+        assert_eq!(openings, [0, 1, 2, 3, 4, 5].map(Some).to_vec());
+        // The colours still alternate.
+        assert_eq!(games[0].white, games[1].black);
+        assert_eq!(openings_used(2, 3, 1), 6);
+        assert_eq!(openings_used(3, 4, 2), 6);
+        assert_eq!(openings_used(1, 3, 2), 2);
+    }
+
+    /// The PGN Round tag: the games of an encounter (an opening with the colours
+    /// swapped) share it, games of different encounters have different ones.
+    #[test]
+    fn each_encounter_of_a_round_has_its_own_round_tag() {
+        let tags = |games: &[GameSpec]| games.iter().map(GameSpec::round_tag).collect::<Vec<_>>();
+        // Two players, four games: two encounters in the round.
+        let games = schedule(2, Format::RoundRobin, 1, 4, 0, 2);
+        assert_eq!(tags(&games), ["1.1", "1.1", "1.2", "1.2"]);
+        // One encounter a round: the round alone.
+        let games = schedule(2, Format::RoundRobin, 3, 2, 0, 2);
+        assert_eq!(tags(&games), ["1", "1", "2", "2", "3", "3"]);
+        // Each game an encounter of its own.
+        let games = schedule(2, Format::RoundRobin, 1, 3, 0, 1);
+        assert_eq!(tags(&games), ["1.1", "1.2", "1.3"]);
+        // A round-robin of three: an encounter per pairing, numbered through the round.
+        let games = schedule(3, Format::RoundRobin, 2, 2, 0, 2);
+        assert_eq!(
+            tags(&games),
+            [
+                "1.1", "1.1", "1.2", "1.2", "1.3", "1.3", "2.1", "2.1", "2.2", "2.2", "2.3", "2.3"
+            ]
+        );
+        // An odd number of games: the last encounter of a pairing is one game.
+        let games = schedule(2, Format::Gauntlet, 1, 3, 0, 2);
+        assert_eq!(tags(&games), ["1.1", "1.1", "1.2"]);
+        let swiss = swiss_games(4, &[(0, 1), (2, 3)], 2, 0, 2, 9);
+        assert_eq!(tags(&swiss), ["4.1", "4.1", "4.2", "4.2"]);
+        assert_eq!(swiss[0].number, 9);
+        let one = swiss_games(2, &[(0, 1)], 2, 0, 2, 1);
+        assert_eq!(tags(&one), ["2", "2"]);
+    }
+
+    #[test]
     fn fewer_than_two_players_make_no_games() {
-        assert!(schedule(1, Format::RoundRobin, 3, 2, 0).is_empty());
-        assert!(schedule(0, Format::Gauntlet, 3, 2, 0).is_empty());
+        assert!(schedule(1, Format::RoundRobin, 3, 2, 0, 2).is_empty());
+        assert!(schedule(0, Format::Gauntlet, 3, 2, 0, 2).is_empty());
     }
 }

@@ -219,8 +219,8 @@ fn orders_and_escapes_tags() {
         "[Annotator \"argus\"]\n",
         "[Bad_Name_ \"x\"]\n",
         "[BlackElo \"2800\"]\n",
-        "[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n",
         "[SetUp \"1\"]\n",
+        "[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n",
         "[Zebra \"last\"]\n",
         "[a_lower \"after upper case in ASCII\"]\n",
         "\n",
@@ -228,6 +228,47 @@ fn orders_and_escapes_tags() {
         "\n",
     );
     assert_eq!(text, expected);
+}
+
+/// PGN 9.7: SetUp says a FEN follows; the other tags keep their ASCII order around
+/// the two.
+#[test]
+fn setup_comes_right_before_fen() {
+    let game = PgnGame {
+        tags: tags(&[
+            ("TimeControl", "40/7200"),
+            ("FEN", "8/8/8/8/8/8/8/K6k b - - 0 1"),
+            ("Termination", "normal"),
+            ("SetUp", "1"),
+            ("PlyCount", "0"),
+            ("Opening", "Sicilian"),
+            ("ECO", "B20"),
+        ]),
+        start_turn: Color::Black,
+        start_fullmove: 1,
+        moves: Vec::new(),
+        final_comment: None,
+        result: "*".to_owned(),
+    };
+    let text = write_game(&game);
+    let tags: Vec<&str> = text
+        .lines()
+        .skip(7)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        tags,
+        [
+            "[ECO",
+            "[SetUp",
+            "[FEN",
+            "[Opening",
+            "[PlyCount",
+            "[Termination",
+            "[TimeControl"
+        ]
+    );
 }
 
 #[test]

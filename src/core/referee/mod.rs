@@ -18,6 +18,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Port;
 use super::game::{Finish, Game, GameResult, Termination, color_name};
+use super::opening::Opening;
 use super::pgn::{self, PgnGame, PgnMove};
 use super::supervisor::Command;
 use crate::epd::seal::{self, Seal};
@@ -225,7 +226,7 @@ impl Referee {
             }
         }
         let mut openings = Vec::with_capacity(cfg.openings.len());
-        for (i, text) in cfg.openings.iter().enumerate() {
+        for (i, text) in cfg.openings.iter().map(|o| &o.fen).enumerate() {
             let bad = |reason: String| ConfigError::BadOpening {
                 index: i + 1,
                 fen: text.clone(),

@@ -32,7 +32,18 @@ impl Referee {
                 Fen::from_position(cur.game.start(), EnPassantMode::Always).to_string(),
             ));
         }
+        // The names the openings book gives the start position (Opening, ECO, ...).
+        if let Some(opening) = self.opening_of(cur.number) {
+            tags.extend(opening.tags.iter().cloned());
+        }
         tags
+    }
+
+    /// The opening game `number` (from 1) starts from, when the match has openings.
+    fn opening_of(&self, number: u32) -> Option<&Opening> {
+        let openings = &self.cfg.openings;
+        let index = (number.saturating_sub(1) / 2) as usize;
+        openings.get(index.checked_rem(openings.len())?)
     }
 
     pub(super) fn inform_record(&self, cur: &Current) -> Record {

@@ -10,6 +10,7 @@ use shakmaty::Color;
 use super::super::Port;
 use super::super::clock::TimeControl;
 use super::super::game::{GameResult, Termination};
+use super::super::opening::Opening;
 use super::super::pgn;
 use super::super::supervisor::Command;
 
@@ -55,9 +56,9 @@ pub struct MatchConfig {
     pub time_control: TimeControl,
     /// How many games to play.
     pub games: u32,
-    /// Start positions as FEN; empty for the standard array. Game i (from 0) starts
-    /// from position i/2, cycling.
-    pub openings: Vec<String>,
+    /// Start positions (each as FEN, with the tags that name it); empty for the
+    /// standard array. Game i (from 0) starts from position i/2, cycling.
+    pub openings: Vec<Opening>,
     /// Pause after the `reset` records drained.
     pub reset_delay: Duration,
     /// Pause after the `conclude` records drained, before the next game or `disconnect`.

@@ -68,11 +68,54 @@ out = "club"
     );
 }
 
+/// `openings` takes `--openings`'s words in one string, a list or a table, its file
+/// relative to the event file's folder.
+#[test]
+fn openings_take_the_options_words_in_a_string_a_list_or_a_table() {
+    let one = |value: &str| {
+        let text = format!("[tournament]\nopenings = {value}\nsrand = 42\nrepeat = 1\n");
+        words(&text)
+    };
+    fn with(first: Vec<&str>) -> Vec<Vec<String>> {
+        let mut all = vec![first];
+        all.extend([vec!["--repeat=1"], vec!["--srand=42"]]);
+        all.into_iter()
+            .map(|w| w.into_iter().map(String::from).collect())
+            .collect()
+    }
+    assert_eq!(
+        one(r#""my book.epd""#),
+        with(vec!["--openings=/etc/argus/my book.epd"])
+    );
+    assert_eq!(
+        one(r#""file=book.pgn order=random plies=8""#),
+        with(vec![
+            "--openings",
+            "file=/etc/argus/book.pgn",
+            "order=random",
+            "plies=8"
+        ])
+    );
+    assert_eq!(
+        one(r#"["file=/books/my book.pgn", "start=3"]"#),
+        with(vec!["--openings", "file=/books/my book.pgn", "start=3"])
+    );
+    assert_eq!(
+        one(r#"{ file = "book.pgn", plies = 8, order = "random" }"#),
+        with(vec![
+            "--openings",
+            "file=/etc/argus/book.pgn",
+            "order=random",
+            "plies=8"
+        ])
+    );
+}
+
 #[test]
 fn an_unknown_key_is_named_with_its_table_and_place() {
     assert_eq!(
         error("[tournament]\ngames = 2\nconcurency = 2\n"),
-        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `unattended`, `each`"
+        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `repeat`, `srand`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `unattended`, `each`"
     );
     let e = error("[[engine]]\nname = \"A\"\ncommand = \"x\"\n");
     assert!(

@@ -106,7 +106,7 @@ fn ms(n: u64) -> Duration {
 fn config(u: &mut Unstructured) -> Result<MatchConfig> {
     let time_control = u.choose(&TIME_CONTROLS)?.parse().expect("a valid control");
     let openings = match u.int_in_range(0..=7)? {
-        i @ 0..=3 => vec![OPENINGS[i].to_string()],
+        i @ 0..=3 => vec![OPENINGS[i].into()],
         _ => Vec::new(),
     };
     let byte_time = |u: &mut Unstructured| -> Result<Option<Duration>> {
