@@ -501,9 +501,11 @@ fn real_engines_show_their_evaluations_on_the_page() {
     });
     let mut browser = Browser::start(&dir.path().join("profile"));
     browser.open(&url);
+    // The engines are started once each before the first game (a check), then for
+    // their games: GNU Chess can be slow to start on a busy machine.
     browser.wait_for(
         "document.querySelectorAll('article.game').length === 2",
-        Duration::from_secs(20),
+        Duration::from_secs(60),
     );
     // Some moves in, the last move of each game is shown with its mover's evaluation.
     browser.wait_for(
