@@ -862,9 +862,69 @@ fn replay_live(args: &ReplayArgs, role: RoleArg, port: &str) -> Result<ExitCode>
     })
 }
 
+/// `argus replay --as referee --engine SPEC`: the recorded referee played to an engine
+/// that argus runs itself, as an `argus client` session on an in-memory line that signs
+/// on as the recorded player did (its `tcsi` address and name, sealed or not).
+fn replay_to_engine(args: &ReplayArgs, engine: &str) -> Result<ExitCode> {
+    use argus::core::Port;
+    use argus::mediator::live_replay::{self, LiveOptions, Pace, Role};
+    let port = if args.client == RoleArg::B {
+        Port::B
+    } else {
+        Port::A
+    };
+    let signed = live_replay::recorded_sign_on(&args.journal, port)?;
+    let mut engine = commands::client::engine_of(engine, &args.options, args.limit, (1, 0), None)?;
+    let opts = client::ClientOptions {
+        name: Some(signed.name),
+        address: signed.address,
+        eol: args.line.eol,
+        checksum: signed.sealed,
+        token: None,
+        // A failure is what is being looked for: it ends the session, and is said.
+        restarts: Some(0),
+    };
+    let mut options = LiveOptions::new(Role::Referee { client: port });
+    options.pace = if args.instant {
+        Pace::Instant
+    } else {
+        Pace::Recorded { speed: args.speed }
+    };
+    options.eol = args.line.eol;
+    options.keep_going = args.keep_going;
+    let (referee_end, client_end) = argus::transport::memory::pair();
+    let stop = client::Stop::new();
+    let (report, failed) = std::thread::scope(|scope| {
+        let client = scope.spawn(|| client::run_until(client_end, &mut *engine, &opts, &stop));
+        let report = live_replay::play(&args.journal, referee_end, &options);
+        stop.fire(client::StopReason::Disconnect);
+        let failed = match client.join() {
+            Ok(Err(client::ClientError::Engine(e))) => Some(e),
+            _ => None,
+        };
+        (report, failed)
+    });
+    let report = report?;
+    println!("{report}");
+    if let Some(e) = &failed {
+        println!("the engine failed: {e}");
+    }
+    Ok(if report.is_clean() && failed.is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 fn replay_cmd(args: ReplayArgs) -> Result<ExitCode> {
     if let (Some(role), Some(port)) = (args.role, &args.port) {
         return replay_live(&args, role, port);
+    }
+    match (args.role, &args.engine) {
+        (Some(RoleArg::Referee), Some(engine)) => return replay_to_engine(&args, engine),
+        (Some(_), Some(_)) => bail!("--engine goes with --as referee: the engine is a client"),
+        (Some(_), None) => bail!("--as needs --port (or, with --as referee, --engine)"),
+        (None, _) => {}
     }
     // The replayed PGN is written as each game ends: memory stays bounded.
     let replay = match &args.pgn {

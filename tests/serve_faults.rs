@@ -565,4 +565,31 @@ fn a_stockfish_that_crashes_mid_game_loses_it_and_plays_its_next_game() {
     assert_eq!(json["failures"][0]["name"], "Crashy");
     assert_eq!(json["failures"][0]["abandoned"], 1, "{standings}");
     assert_eq!(json["failures"][1]["abandoned"], 0, "{standings}");
+
+    // The game it lost is fed to it again: `argus replay --as referee --engine` plays
+    // the recorded referee to the engine, which signs on as it did, answers the same
+    // moves (depth 2 is deterministic), and fails at the same point.
+    std::fs::remove_file(&mark).unwrap();
+    let journal = out.join("games").join("game-0001.jsonl");
+    let engine = format!("uci:{}", engine.display());
+    let replay = argus(&[
+        "replay",
+        journal.to_str().unwrap(),
+        "--as",
+        "referee",
+        "--client",
+        "a",
+        "--engine",
+        &engine,
+        "--limit",
+        "depth=2",
+    ]);
+    let said = text(&replay.stdout);
+    assert!(!replay.status.success(), "{said}");
+    assert!(said.contains("received 6, 6 as recorded"), "{said}");
+    assert!(
+        said.contains("the engine failed: ") && said.contains("exited"),
+        "{said}{}",
+        text(&replay.stderr)
+    );
 }

@@ -4,24 +4,39 @@ use super::super::*;
 
 /// The player named by `--engine`.
 pub(crate) fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {
-    let spec = args.engine.as_str();
+    engine_of(
+        &args.engine,
+        &args.options,
+        args.limit,
+        (args.seed, args.think_ms),
+        args.name.as_deref(),
+    )
+}
+
+/// The player an `--engine` word names (`random`, `human`, `uci:COMMAND`,
+/// `xboard:COMMAND`), with its options and limit; `random` is the random mover of
+/// `(seed, think_ms)`, `human` the person called `name`.
+pub(crate) fn engine_of(
+    spec: &str,
+    options: &[(String, String)],
+    limit: Option<client::Limit>,
+    (seed, think_ms): (u64, u64),
+    name: Option<&str>,
+) -> Result<Box<dyn Engine>> {
     let (kind, command) = spec.split_once(':').unwrap_or((spec, ""));
     let command = command.trim();
     if matches!(kind, "uci" | "xboard") && command.is_empty() {
         bail!("--engine {spec}: give the engine's command line after the colon");
     }
     Ok(match kind {
-        "random" => Box::new(RandomEngine::new(
-            args.seed,
-            Duration::from_millis(args.think_ms),
-        )),
+        "random" => Box::new(RandomEngine::new(seed, Duration::from_millis(think_ms))),
         "human" => Box::new(HumanEngine::new(
-            args.name.as_deref().unwrap_or("Human"),
+            name.unwrap_or("Human"),
             Box::new(io::BufReader::new(io::stdin())),
             Box::new(io::stdout()),
         )),
-        "uci" => Box::new(UciEngine::start(command, &args.options, args.limit)?),
-        "xboard" => Box::new(XboardEngine::start(command, &args.options, args.limit)?),
+        "uci" => Box::new(UciEngine::start(command, options, limit)?),
+        "xboard" => Box::new(XboardEngine::start(command, options, limit)?),
         other => {
             bail!("--engine {other:?}: not an engine (random, human, uci:COMMAND, xboard:COMMAND)")
         }
