@@ -3,6 +3,7 @@
 //! Nothing here does I/O or reads a clock; `argus serve` drives it.
 
 mod adjudication;
+pub mod rating;
 mod sprt;
 mod standings;
 mod swiss;
