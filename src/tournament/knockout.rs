@@ -52,7 +52,8 @@ pub struct Match {
 }
 
 impl Match {
-    /// One line for people: `Ann - Eve 1.5-0.5: Ann goes on`, `Bob: bye`.
+    /// One line for people: `Ann - Eve 1.5-0.5: Ann goes on`, `Bob: bye`, `Cy - Dan 1-1:
+    /// not decided yet`.
     pub fn describe(&self, names: &[String]) -> String {
         let name = |i: usize| names.get(i).map_or("?", String::as_str);
         let Some(second) = self.second else {
@@ -75,13 +76,13 @@ impl Match {
                 format!("{score}: {} goes on as the better seed{tiebreaks}", name(w))
             }
             Some(w) => format!("{score}: {} goes on{tiebreaks}", name(w)),
-            None => format!("{score}: playing"),
+            None => format!("{score}: not decided yet"),
         }
     }
 }
 
 fn half_text(half: u32) -> String {
-    if half % 2 == 0 {
+    if half.is_multiple_of(2) {
         format!("{}", half / 2)
     } else {
         format!("{}.5", half / 2)
@@ -360,7 +361,7 @@ impl Knockout {
             let mut games = Vec::new();
             for j in 0..2 {
                 // The player who had White less often in the match's games first.
-                let (white, black) = if (self.games_per_match + j) % 2 == 0 {
+                let (white, black) = if (self.games_per_match + j).is_multiple_of(2) {
                     (first, second)
                 } else {
                     (second, first)
@@ -664,9 +665,8 @@ mod tests {
         let mut results = Vec::new();
         let mut pending: Vec<GameSpec> = batches[0].games.clone();
         let mut turn = 0;
-        while !pending.is_empty() {
-            // The last game waiting ends first: a different order from the numbers.
-            let spec = pending.pop().unwrap();
+        // The last game waiting ends first: a different order from the numbers.
+        while let Some(spec) = pending.pop() {
             turn += 1;
             let result = if turn % 3 == 0 {
                 Some(Draw)

@@ -72,7 +72,7 @@ out = "club"
 fn an_unknown_key_is_named_with_its_table_and_place() {
     assert_eq!(
         error("[tournament]\ngames = 2\nconcurency = 2\n"),
-        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `unattended`"
+        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `rating_interval`, `unattended`"
     );
     let e = error("[[engine]]\nname = \"A\"\ncommand = \"x\"\n");
     assert!(
@@ -97,5 +97,27 @@ fn a_player_that_is_no_player_is_refused_where_it_stands() {
     assert!(
         e.contains("`unattended` in [tournament]: expected true or false"),
         "{e}"
+    );
+}
+
+#[test]
+fn the_copies_of_the_games_are_files_beside_the_event_file() {
+    let text = r#"
+[tournament]
+rating_interval = 10
+
+[files]
+out = "night"
+pgnout = "all.pgn"
+epdout = "/var/argus/all.epd"
+"#;
+    assert_eq!(
+        words(text),
+        [
+            vec!["--rating-interval=10"],
+            vec!["--out=/etc/argus/night"],
+            vec!["--pgnout=/etc/argus/all.pgn"],
+            vec!["--epdout=/var/argus/all.epd"],
+        ]
     );
 }
