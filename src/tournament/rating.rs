@@ -462,6 +462,16 @@ mod tests {
     }
 
     #[test]
+    fn the_pairs_line_of_the_readme() {
+        let s = Standings::new(vec!["Ann".into(), "Bob".into()]);
+        let text = Report::new(&s, Some([3, 11, 20, 12, 4])).text();
+        assert_eq!(
+            text.lines().last().unwrap(),
+            "pairs of Ann: 50 [LL LD DD/WL WD WW] = [3 11 20 12 4]: Elo +10 [-38, +60], nElo +15 [-53, +83], LOS 66.3%"
+        );
+    }
+
+    #[test]
     fn pairs_all_alike_have_no_nelo() {
         let p = PairRating::new("A", "B", [0, 0, 3, 0, 0]);
         assert_eq!(p.nelo, None);
