@@ -34,6 +34,7 @@ pub enum Command {
     /// Referee a match between the players on two serial ports.
     Serial(Box<SerialArgs>),
     /// Run a tournament of engines that argus starts itself, many games at once.
+    #[command(after_help = SERVE_EXIT_STATUS)]
     Serve(Box<ServeArgs>),
     /// Play through a serial port as a client of a referee.
     Client(ClientArgs),
@@ -53,6 +54,22 @@ pub enum Command {
     #[command(subcommand)]
     Epd(EpdCommand),
 }
+
+/// The exit statuses of `argus serve`, as its help lists them.
+pub const SERVE_EXIT_STATUS: &str = "\
+Exit status:
+  0    the event is over; with --sprt, H1 accepted (the first engine is elo1 stronger)
+  10   --sprt: H0 accepted (it is not elo1 stronger; at most elo0)
+  11   --sprt: inconclusive (every game played, no bound reached)
+  130  stopped (Ctrl-C, SIGTERM, the console's stop): go on with --resume DIR
+  3    an observer took over (--standby-listen)
+  1    an error; 2, a wrong command line";
+
+/// `argus serve`'s exit status when its SPRT accepted H0.
+pub const EXIT_SPRT_H0: u8 = 10;
+
+/// `argus serve`'s exit status when its SPRT reached no bound with every game played.
+pub const EXIT_SPRT_INCONCLUSIVE: u8 = 11;
 
 // `argus serve`.
 #[derive(Args)]
@@ -91,8 +108,9 @@ pub struct ServeArgs {
     /// (docs/views.md). Off unless given.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// How players are paired: everybody meets everybody, or the first player meets
-    /// each of the others.
+    /// How players are paired: everybody meets everybody, the first player meets each
+    /// of the others, a Swiss of --rounds rounds, or a knockout by seed (the players'
+    /// order).
     #[arg(long, value_enum, default_value_t = crate::tournament::Format::RoundRobin)]
     pub format: crate::tournament::Format,
     /// How many times the pairings are played.
@@ -160,9 +178,16 @@ pub struct ServeArgs {
     #[arg(long, num_args = 3, value_name = "KEY=VALUE")]
     pub draw: Vec<String>,
     /// The SPRT of a two-player match over its game pairs: `elo0=E0 elo1=E1 alpha=A
-    /// beta=B` (alpha and beta 0.05 when not given); the match stops at a bound.
+    /// beta=B` (alpha and beta 0.05 when not given); the match stops at a bound, and
+    /// the exit status says which (below).
     #[arg(long, num_args = 2..=4, value_name = "KEY=VALUE")]
     pub sprt: Vec<String>,
+    /// Print the ratings after every N games with a result, and at the end: each
+    /// player's score, W/D/L, Elo with its 95 % interval, LOS and draw ratio; for a
+    /// two-player match also its game pairs' counts [LL LD DD/WL WD WW], Elo, nElo and
+    /// LOS. 0: only at the end.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub rating_interval: u32,
     /// Adjudicate a draw after this many full moves of the game (twice as many plies
     /// from its start position).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -180,6 +205,14 @@ pub struct ServeArgs {
     /// event.jsonl. It must not hold an event already.
     #[arg(long, value_name = "DIR", required_unless_present_any = ["resume", "config"])]
     pub out: Option<PathBuf>,
+    /// Also append every game to FILE as it ends (besides DIR/games.pgn), as
+    /// cutechess-cli's -pgnout.
+    #[arg(long, value_name = "FILE")]
+    pub pgnout: Option<PathBuf>,
+    /// Append the final position of every game to FILE as an EPD line with its id and
+    /// result: `<position> fmvn 41; hmvc 3; id "DIR/game-0007"; c9 "1-0";`.
+    #[arg(long, value_name = "FILE")]
+    pub epdout: Option<PathBuf>,
     /// Take the options from an event file (TOML; see docs/example-serve.toml): every
     /// option is a key of the same name; an option given here overrides its key, and
     /// --engine or --player here replace all the file's players.

@@ -397,12 +397,12 @@ fn a_bad_key_in_an_event_file_is_named() {
     );
     assert!(!dir.path().join("x").exists());
     // A value its option refuses is named by its key too.
-    std::fs::write(&file, "[tournament]\nformat = \"knockout\"\n").unwrap();
+    std::fs::write(&file, "[tournament]\nformat = \"ladder\"\n").unwrap();
     let run = argus(&["serve", "--config", file.to_str().unwrap(), "--out", "x"]);
     let stderr = text(&run.stderr);
     assert!(
         stderr.starts_with(&format!(
-            "error: config {}: line 2, column 10: `format` in [tournament]: invalid value 'knockout' for '--format <FORMAT>'",
+            "error: config {}: line 2, column 10: `format` in [tournament]: invalid value 'ladder' for '--format <FORMAT>'",
             file.display()
         )),
         "{stderr}"

@@ -215,7 +215,7 @@ fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
         {
             standings = Some(Standings::new(names));
         }
-        for key in ["schedule", "pairings"] {
+        for key in ["schedule", "pairings", "tiebreak"] {
             if let Some(specs) = line
                 .get(key)
                 .and_then(|g| serde_json::from_value::<Vec<GameSpec>>(g.clone()).ok())

@@ -2,6 +2,7 @@
 //! TCP.
 
 use super::super::*;
+use argus::cli::{EXIT_SPRT_H0, EXIT_SPRT_INCONCLUSIVE};
 
 /// The players of `argus serve` in the order of the command line: each `--engine`
 /// (its words) and each `--player`.
@@ -117,6 +118,10 @@ fn serve_config(
             .then(|| argus::tournament::SprtConfig::parse(&args.sprt))
             .transpose()
             .map_err(anyhow::Error::msg)?,
+        rating_interval: args.rating_interval,
+        // Absolute, so that a resume from another folder writes the same files.
+        pgnout: args.pgnout.as_deref().map(absolute).transpose()?,
+        epdout: args.epdout.as_deref().map(absolute).transpose()?,
         out: args.out.clone().context("give --out DIR")?,
     };
     Ok(cfg)
@@ -173,6 +178,11 @@ fn openings_line(cfg: &argus::server::ServeConfig) -> Option<String> {
     }
     line.push_str(&format!(", {} game(s) each", cfg.repeat));
     Some(line)
+}
+
+/// `path` made absolute (from the current folder).
+fn absolute(path: &std::path::Path) -> Result<std::path::PathBuf> {
+    std::path::absolute(path).with_context(|| format!("{}", path.display()))
 }
 
 /// `argus serve`: with `--config`, the event file's keys are read as the options they
@@ -449,6 +459,8 @@ pub(crate) fn run_serve_as(
     // The players' names: a seat's changes once its player signs on.
     let mut names: Vec<String> = cfg.players.iter().map(|p| p.name().to_string()).collect();
     let two = cfg.players.len() == 2;
+    // The games shown as scheduled.
+    let mut shown = scheduled;
     let mut progress = |p: Progress<'_>| match p {
         Progress::Seated(i, seat) => {
             println!(
@@ -463,13 +475,17 @@ pub(crate) fn run_serve_as(
             );
             names[i].clone_from(&seat.name);
         }
-        Progress::Started(g) => println!(
-            "game {}/{scheduled} (round {}): {} vs {}",
-            g.number, g.round, names[g.white], names[g.black]
-        ),
+        Progress::Started(g) => {
+            // A knockout's tie-breaks come on top of its schedule.
+            shown = shown.max(g.number as usize);
+            println!(
+                "game {}/{shown} (round {}): {} vs {}",
+                g.number, g.round, names[g.white], names[g.black]
+            );
+        }
         Progress::Finished(g, report, standings) => {
             println!(
-                "game {}/{scheduled}: {} vs {}: {} ({})",
+                "game {}/{shown}: {} vs {}: {} ({})",
                 g.number, report.white, report.black, report.result, report.reason
             );
             if two {
@@ -484,6 +500,10 @@ pub(crate) fn run_serve_as(
         }
         Progress::Failed(g, why) => eprintln!("error: game {}: {why}", g.number),
         Progress::Sprt(sprt) => println!("{}", sprt.line()),
+        Progress::Ratings(games, ratings) => {
+            print!("ratings after {games} game(s):\n{}", ratings.text());
+        }
+        Progress::Knockout(m) => println!("knockout round {}: {}", m.round, m.describe(&names)),
         Progress::Status(status) => {
             for game in &status.games {
                 let g = &game.spec;
@@ -538,25 +558,37 @@ pub(crate) fn run_serve_as(
     }
     // The terminal is given back before the standings are printed.
     drop(view);
-    // The crosstable of a big event is for standings.txt, not the terminal.
-    let text = summary.standings.text();
-    let table = if cfg.players.len() > 16 {
-        text.split("\n\n").next().unwrap_or_default().to_string() + "\n"
-    } else {
-        text
-    };
-    print!("\n{table}");
+    // What standings.txt holds; the crosstable of a big event is for the file only.
+    print!("\n{}", summary.text(cfg.players.len() <= 16));
     println!(
         "argus serve: {} of {} game(s) played; files in {}",
         summary.played,
         summary.scheduled,
         cfg.out.display()
     );
-    if let Some(sprt) = &summary.sprt
-        && sprt.decision() != argus::tournament::SprtDecision::Continue
-    {
-        println!("argus serve: {}; the match stopped there", sprt.line());
-        return Ok(ExitCode::SUCCESS);
+    if let Some(sprt) = &summary.sprt {
+        use argus::tournament::SprtDecision;
+        match sprt.decision() {
+            SprtDecision::AcceptH1 => {
+                println!("argus serve: {}; the match stopped there", sprt.line());
+                return Ok(ExitCode::SUCCESS);
+            }
+            SprtDecision::AcceptH0 => {
+                println!(
+                    "argus serve: {}; the match stopped there (exit status {EXIT_SPRT_H0})",
+                    sprt.line()
+                );
+                return Ok(ExitCode::from(EXIT_SPRT_H0));
+            }
+            SprtDecision::Continue if !summary.stopped => {
+                println!(
+                    "argus serve: {}; inconclusive: every game played, no bound reached (exit status {EXIT_SPRT_INCONCLUSIVE})",
+                    sprt.line()
+                );
+                return Ok(ExitCode::from(EXIT_SPRT_INCONCLUSIVE));
+            }
+            SprtDecision::Continue => {}
+        }
     }
     if summary.stopped {
         println!(

@@ -4,8 +4,8 @@
 //! As for `argus serial`'s event files, the file and the command line are one: every
 //! option of `argus serve` is a key of the same name, its long name with `_` for `-`
 //! (`--max-clients` is `max_clients`), and every key is an option. Each key has one
-//! table: `[tournament]` for the games and their rules, `[files]` for the folder argus
-//! writes (`out`), `[network]` for the players that connect by themselves (`listen`,
+//! table: `[tournament]` for the games and their rules, `[files]` for the files argus
+//! writes (`out`, `pgnout`, `epdout`), `[network]` for the players that connect by themselves (`listen`,
 //! `max_clients`, `seats`). The players are arrays of tables: each `[[engine]]` holds the words
 //! of one `--engine` as keys (`name`, `cmd`, `proto`, `nodes`, `depth`, `movetime`, and
 //! the engine's options in `option`, such as `option.Hash = 16`), each `[[player]]` one
@@ -17,9 +17,10 @@
 //! default and the same checks. An option on the command line overrides its key; an
 //! `--engine` or `--player` there replaces all the file's players. An unknown key is an
 //! error that names it, its table and its place. Relative paths (`openings`'s file,
-//! `out`) are relative to the file's folder. `openings` takes `--openings`'s words as
-//! one string (`"file=book.pgn plies=8"`, or the file alone), a list of them, or a table
-//! of its keys (`{ file = "book.pgn", order = "random", plies = 8 }`).
+//! `out`, `pgnout`, `epdout`) are relative to the file's folder. `openings` takes
+//! `--openings`'s words as one string (`"file=book.pgn plies=8"`, or the file alone), a
+//! list of them, or a table of its keys (`{ file = "book.pgn", order = "random", plies =
+//! 8 }`).
 
 use std::fs;
 use std::path::Path;
@@ -119,6 +120,7 @@ struct RawTournament {
     draw: Value,
     maxmoves: Value,
     sprt: Value,
+    rating_interval: Value,
     unattended: Value,
     each: Value,
 }
@@ -127,6 +129,8 @@ struct RawTournament {
 #[serde(deny_unknown_fields)]
 struct RawFiles {
     out: Value,
+    pgnout: Value,
+    epdout: Value,
 }
 
 #[derive(Deserialize, Default)]
@@ -244,7 +248,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
                 .flat_map(|w| w.split_whitespace())
                 .map(str::to_string)
                 .collect();
-        } else if name == "out"
+        } else if ["out", "pgnout", "epdout"].contains(&name)
             && let [path] = words.as_slice()
             && Path::new(path).is_relative()
         {
@@ -278,12 +282,15 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
         ("draw", &t.draw),
         ("maxmoves", &t.maxmoves),
         ("sprt", &t.sprt),
+        ("rating_interval", &t.rating_interval),
         ("unattended", &t.unattended),
         ("each", &t.each),
     ] {
         scalar("tournament", name, value)?;
     }
     scalar("files", "out", &raw.files.out)?;
+    scalar("files", "pgnout", &raw.files.pgnout)?;
+    scalar("files", "epdout", &raw.files.epdout)?;
     scalar("network", "listen", &raw.network.listen)?;
     scalar("network", "max_clients", &raw.network.max_clients)?;
     scalar("network", "http", &raw.network.http)?;

@@ -1,16 +1,18 @@
 //! The files an event keeps in its folder besides the games' journals: its own journal
 //! (`event.jsonl`, each line written and flushed at once, and handed to the standby
-//! stream) and the standings (`standings.txt`, `standings.json`), and the games' file
-//! names.
+//! stream) and the standings (`standings.txt`, `standings.json`: the table and
+//! crosstable, the SPRT, the ratings, a knockout's bracket), and the games' file names.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::state::EventState;
 use super::{ServeError, io_err};
 use crate::mediator::standby::Hub;
-use crate::tournament::{GameSpec, Sprt, Standings};
+use crate::tournament::rating::Report;
+use crate::tournament::{GameSpec, Knockout, Sprt, Standings};
 use crate::watch::live::Live;
 
 /// A game's file names, without extension.
@@ -75,22 +77,58 @@ impl EventJournal {
     }
 }
 
-/// Rewrites `standings.txt` and `standings.json` (each written beside, then renamed
-/// over the old, so that a reader never sees half a file).
-pub(super) fn write_standings(
-    out: &Path,
+/// The standings as text: the table (with the crosstable when `crosstable`), the
+/// SPRT's line, the ratings and a knockout's bracket; what `standings.txt` holds and
+/// `argus serve` prints at its end.
+pub(super) fn standings_text(
     standings: &Standings,
     sprt: Option<&Sprt>,
-    live: Option<&Arc<Live>>,
-) -> Result<(), ServeError> {
-    let mut json = standings.json();
+    ratings: &Report,
+    knockout: Option<&Knockout>,
+    crosstable: bool,
+) -> String {
     let mut text = standings.text();
+    if !crosstable {
+        text = text.split("\n\n").next().unwrap_or_default().to_string() + "\n";
+    }
     if let Some(sprt) = sprt {
-        json["sprt"] = sprt.json();
         text.push('\n');
         text.push_str(&sprt.line());
         text.push('\n');
     }
+    text.push_str("\nratings:\n");
+    text.push_str(&ratings.text());
+    if let Some(k) = knockout {
+        text.push('\n');
+        text.push_str(&k.text(standings.names()));
+    }
+    text
+}
+
+/// Rewrites `standings.txt` and `standings.json` (each written beside, then renamed
+/// over the old, so that a reader never sees half a file).
+pub(super) fn write_standings(
+    out: &Path,
+    state: &EventState,
+    live: Option<&Arc<Live>>,
+) -> Result<(), ServeError> {
+    let standings = &state.standings;
+    let ratings = state.ratings();
+    let mut json = standings.json();
+    if let Some(sprt) = &state.sprt {
+        json["sprt"] = sprt.json();
+    }
+    json["ratings"] = ratings.json();
+    if let Some(k) = &state.knockout {
+        json["knockout"] = k.json(standings.names());
+    }
+    let text = standings_text(
+        standings,
+        state.sprt.as_ref(),
+        &ratings,
+        state.knockout.as_ref(),
+        true,
+    );
     if let Some(live) = live {
         live.standings(json.clone());
     }

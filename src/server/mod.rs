@@ -18,11 +18,14 @@ mod engines;
 mod entrant;
 mod files;
 mod game;
+mod knockout;
 mod listen;
 #[cfg(unix)]
 mod local;
+mod outputs;
 mod registry;
 mod resume;
+mod state;
 
 pub use control::{
     ConsoleCommand, GameStatus, HELP as CONSOLE_HELP, Requests, Status, UnknownCommand,
@@ -34,7 +37,9 @@ pub use registry::{RemotePlayer, Seat, TakenBy};
 
 use files::{EventJournal, stem, write_standings};
 use game::{game_config, play};
+use outputs::Outputs;
 use registry::{Place, Registry};
+use state::EventState;
 
 use crate::watch::live::Live;
 
@@ -56,9 +61,10 @@ use crate::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Refere
 use crate::mediator::journal::{self, Event as JournalEvent, Journal};
 use crate::mediator::standby::Hub;
 use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
+use crate::tournament::rating::Report as RatingReport;
 use crate::tournament::{
-    AdjudicationRules, Adjudicator, Format, GameSpec, Sprt, SprtConfig, SprtDecision, Standings,
-    SwissHistory, pair_round, schedule, swiss_games,
+    AdjudicationRules, Adjudicator, Format, GameSpec, Knockout, Match, Sprt, SprtConfig,
+    SprtDecision, Standings, schedule,
 };
 use crate::transport::memory;
 
@@ -115,6 +121,17 @@ pub struct ServeConfig {
     pub adjudication: AdjudicationRules,
     /// The SPRT of a two-player match over its game pairs; the event stops at a bound.
     pub sprt: Option<SprtConfig>,
+    /// The ratings are reported after every this many games with a result (0: only at
+    /// the end).
+    #[serde(default)]
+    pub rating_interval: u32,
+    /// Every game is appended to this file too (`--pgnout`).
+    #[serde(default)]
+    pub pgnout: Option<PathBuf>,
+    /// The final position of every game is appended to this file as an EPD line
+    /// (`--epdout`).
+    #[serde(default)]
+    pub epdout: Option<PathBuf>,
     /// The event's folder.
     pub out: PathBuf,
 }
@@ -137,6 +154,24 @@ pub struct Summary {
     pub stopped: bool,
     /// The SPRT, when the event ran one.
     pub sprt: Option<Sprt>,
+    /// The ratings.
+    pub ratings: RatingReport,
+    /// A knockout's bracket.
+    pub knockout: Option<Knockout>,
+}
+
+impl Summary {
+    /// The standings as `standings.txt` holds them (without the crosstable unless
+    /// `crosstable`): the table, the SPRT's line, the ratings, a knockout's bracket.
+    pub fn text(&self, crosstable: bool) -> String {
+        files::standings_text(
+            &self.standings,
+            self.sprt.as_ref(),
+            &self.ratings,
+            self.knockout.as_ref(),
+            crosstable,
+        )
+    }
 }
 
 /// What `argus serve` tells whoever runs it, as the event goes.
@@ -153,6 +188,10 @@ pub enum Progress<'a> {
     Notice(&'a GameSpec, &'a Notice),
     /// A game pair finished and the SPRT moved.
     Sprt(&'a Sprt),
+    /// The ratings after this many games with a result (every `--rating-interval`).
+    Ratings(usize, &'a RatingReport),
+    /// A knockout's match is decided (a bye too).
+    Knockout(&'a Match),
     /// Where the event stands, as [`Requests::status`] asked.
     Status(&'a Status),
     /// No new game starts, as [`Requests::stop_after_games`] asked: this many games
@@ -192,6 +231,9 @@ pub enum ServeError {
     /// An SPRT where it cannot be run.
     #[error("--sprt {0}")]
     Sprt(&'static str),
+    /// Settings a format cannot have.
+    #[error("--format {0}")]
+    Format(&'static str),
     /// The folder holds no event to go on with.
     #[error("--resume {path}: {why}")]
     Resume {
@@ -350,6 +392,11 @@ fn run_event(
             ));
         }
     }
+    if cfg.format == Format::Knockout && cfg.rounds != 1 {
+        return Err(ServeError::Format(
+            "knockout: its rounds follow from the players (one match per pairing, the winner goes on): give no --rounds",
+        ));
+    }
     // Every game's settings are checked before any game begins, and every engine is
     // started once.
     let names: Vec<String> = cfg.players.iter().map(|e| e.name().to_string()).collect();
@@ -377,13 +424,6 @@ fn run_event(
         cfg.openings.len(),
         cfg.repeat,
     );
-    // A Swiss event pairs each round from the results before it.
-    let mut swiss = (cfg.format == Format::Swiss).then(|| SwissState {
-        history: SwissHistory::new(cfg.players.len()),
-        round: 0,
-        left: 0,
-        bye: None,
-    });
     // The players that connect by themselves, by their index among the players.
     let mut remote_index = vec![None; cfg.players.len()];
     // And the other way: the player of each place of the registry.
@@ -432,11 +472,10 @@ fn run_event(
         standby: setup.standby,
         stopped: AtomicBool::new(false),
     };
-    let mut standings = Standings::new(names.clone());
-    let mut sprt = cfg.sprt.clone().map(Sprt::new);
-    // The first game of each pair, waiting for the second: the first player's
-    // half-points, by pair number.
-    let mut halves: HashMap<u32, u32> = HashMap::new();
+    // The standings, the pairs and the SPRT; a Swiss event pairs each round from the
+    // results before it, a knockout each match's next games.
+    let mut state = EventState::new(cfg, names.clone());
+    let outputs = Outputs::new(cfg);
     let pgn_path = cfg.out.join("games.pgn");
     let mut played = 0;
     // Games to go on with from their journals (under way when the event stopped).
@@ -445,73 +484,12 @@ fn run_event(
     let queue_games: VecDeque<GameSpec>;
     if let Some(lines) = resumed {
         journal = EventJournal::append(&event_path, setup.standby)?;
-        let past = resume::Past::read(&lines);
-        if let Some(sw) = &mut swiss {
-            games = past.swiss_games.clone();
-            sw.round = past.swiss_rounds;
-            for &p in &past.byes {
-                sw.history.byes.push(p);
-                standings.record_bye(p);
-            }
-            sw.bye = past.byes.last().copied();
-        }
-        let mut finished: Vec<&GameSpec> = games
-            .iter()
-            .filter(|g| past.results.contains_key(&g.number))
-            .collect();
-        finished.sort_by_key(|g| g.number);
-        let mut held = fs::read_to_string(&pgn_path).unwrap_or_default();
-        for spec in finished {
-            let game = &past.results[&spec.number];
-            played += 1;
-            count_result(
-                spec,
-                (game.result, &game.termination, &game.time_use),
-                &mut standings,
-                &mut swiss,
-                &mut sprt,
-                &mut halves,
-            );
-            let game_pgn = cfg.out.join("games").join(format!("{}.pgn", stem(spec)));
-            resume::ensure_in_pgn(&pgn_path, &mut held, &game_pgn)?;
-        }
-        if let Some(sw) = &mut swiss {
-            sw.left = games
-                .iter()
-                .filter(|g| {
-                    g.round == sw.round
-                        && !past.results.contains_key(&g.number)
-                        && !past.failed.contains(&g.number)
-                })
-                .count();
-            // Stopped after the last game of a round: the next round is paired now.
-            if sw.left == 0 && sw.round < cfg.rounds {
-                let first = games.len() as u32 + 1;
-                let next = sw.next_round(cfg, &mut standings, first);
-                journal.write(&serde_json::json!({
-                    "round": sw.round,
-                    "pairings": next,
-                    "bye": sw.bye,
-                }))?;
-                games.extend(next);
-            }
-        }
-        queue_games = games
-            .iter()
-            .filter(|g| !past.results.contains_key(&g.number) && !past.failed.contains(&g.number))
-            .cloned()
-            .collect();
-        for g in &queue_games {
-            if cfg
-                .out
-                .join("games")
-                .join(format!("{}.jsonl", stem(g)))
-                .exists()
-            {
-                under_way.insert(g.number);
-            }
-        }
-        write_standings(&cfg.out, &standings, sprt.as_ref(), live)?;
+        let rebuilt = resume::rebuild(cfg, &lines, games, &mut state, &mut journal, &outputs)?;
+        games = rebuilt.games;
+        played = rebuilt.played;
+        under_way = rebuilt.under_way;
+        queue_games = rebuilt.queue;
+        write_standings(&cfg.out, &state, live)?;
         log::info!(
             "argus serve: resuming {}: {played} game(s) with a result, {} under way, {} to play",
             cfg.out.display(),
@@ -535,19 +513,34 @@ fn run_event(
             "schedule": games,
             "config": cfg,
         }))?;
-        if let Some(sw) = &mut swiss {
-            games = sw.next_round(cfg, &mut standings, 1);
+        if let Some(sw) = &mut state.swiss {
+            games = sw.next_round(cfg, &mut state.standings, 1);
             journal.write(&serde_json::json!({
                 "round": 1,
                 "pairings": games,
                 "bye": sw.bye,
             }))?;
         }
+        if let Some(k) = &mut state.knockout {
+            let step = k.start();
+            if let Some(batch) = &step.batch {
+                journal.write(&knockout::batch_line(batch))?;
+                games.clone_from(&batch.games);
+            }
+            for m in &step.decided {
+                progress(Progress::Knockout(m));
+            }
+        }
         queue_games = games.iter().cloned().collect();
     }
+    // An SPRT decided before a stop: no game begins.
+    let decided = |sprt: &Option<Sprt>| {
+        sprt.as_ref()
+            .is_some_and(|t| t.decision() != SprtDecision::Continue)
+    };
     let pending = Mutex::new(Queue {
         games: queue_games,
-        more: swiss.as_ref().is_some_and(|sw| sw.round < cfg.rounds),
+        more: state.more_to_come(cfg),
         under_way: 0,
         closed: false,
     });
@@ -557,7 +550,7 @@ fn run_event(
     let controls: Controls = Arc::default();
     let stopping = AtomicBool::new(false);
     let draining = AtomicBool::new(false);
-    let sprt_done = AtomicBool::new(false);
+    let sprt_done = AtomicBool::new(decided(&state.sprt));
     std::thread::scope(|scope| -> Result<(), ServeError> {
         for worker in 0..cfg.concurrency.max(1) {
             let (pending, msgs_tx, controls, event) =
@@ -590,7 +583,7 @@ fn run_event(
                     "name": seat.name,
                     "taken_by": seat.taken,
                 }))?;
-                standings.rename(player, &seat.name);
+                state.standings.rename(player, &seat.name);
                 event.registry.recorded(place);
                 progress(Progress::Seated(player, &seat));
             }
@@ -651,6 +644,12 @@ fn run_event(
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
             };
             let done_round = matches!(msg, Msg::Done(..));
+            // A game that ended, with its result (None: it could not be played).
+            let ended = match &msg {
+                Msg::Done(spec, Ok(Some(report))) => Some((spec.number, Some(report.result))),
+                Msg::Done(spec, Err(_)) => Some((spec.number, None)),
+                _ => None,
+            };
             match msg {
                 Msg::Started(spec) => progress(Progress::Started(&spec)),
                 Msg::Notice(number, notice) => {
@@ -678,31 +677,26 @@ fn run_event(
                     if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
                         log::error!("{e}; the game is in its journal");
                     }
-                    let pair_done = count_result(
+                    outputs.game(&stem(&spec), &report.pgn);
+                    let pair_done = state.count(
                         &spec,
                         (
                             report.result,
                             &report.termination.to_string(),
                             &report.time_use,
                         ),
-                        &mut standings,
-                        &mut swiss,
-                        &mut sprt,
-                        &mut halves,
                     );
-                    progress(Progress::Finished(&spec, &report, &standings));
-                    if pair_done {
-                        progress(Progress::Sprt(
-                            sprt.as_ref().expect("a pair counts for an SPRT"),
-                        ));
-                        if sprt
-                            .as_ref()
-                            .is_some_and(|t| t.decision() != SprtDecision::Continue)
-                        {
+                    progress(Progress::Finished(&spec, &report, &state.standings));
+                    if pair_done && let Some(sprt) = &state.sprt {
+                        progress(Progress::Sprt(sprt));
+                        if decided(&state.sprt) {
                             sprt_done.store(true, Ordering::SeqCst);
                         }
                     }
-                    write_standings(&cfg.out, &standings, sprt.as_ref(), live)?;
+                    if cfg.rating_interval > 0 && played % cfg.rating_interval as usize == 0 {
+                        progress(Progress::Ratings(played, &state.ratings()));
+                    }
+                    write_standings(&cfg.out, &state, live)?;
                 }
                 Msg::Done(_, Ok(None)) => {}
                 Msg::Done(spec, Err(why)) => {
@@ -713,14 +707,39 @@ fn run_event(
                     progress(Progress::Failed(&spec, &why));
                 }
             }
-            if let Some(sw) = &mut swiss
+            if let Some(k) = &mut state.knockout
+                && let Some((number, result)) = ended
+            {
+                // The bracket moves with every game that ends, stopping or not, so that
+                // the journal's results rebuild it; what it adds waits for a resume
+                // when no game begins any more.
+                let step = k.record(number, result);
+                for m in &step.decided {
+                    progress(Progress::Knockout(m));
+                }
+                let mut queue = lock(&pending);
+                if let Some(batch) = step.batch {
+                    journal.write(&knockout::batch_line(&batch))?;
+                    if !queue.closed {
+                        queue.games.extend(batch.games.iter().cloned());
+                    }
+                    games.extend(batch.games);
+                }
+                queue.more = !k.over() && !queue.closed;
+                drop(queue);
+                event.registry.wake();
+                if !step.decided.is_empty() {
+                    write_standings(&cfg.out, &state, live)?;
+                }
+            }
+            if let Some(sw) = &mut state.swiss
                 && done_round
             {
                 sw.left = sw.left.saturating_sub(1);
                 let mut queue = lock(&pending);
                 if sw.left == 0 && sw.round < cfg.rounds && !queue.closed {
                     let first = games.len() as u32 + 1;
-                    let next = sw.next_round(cfg, &mut standings, first);
+                    let next = sw.next_round(cfg, &mut state.standings, first);
                     journal.write(&serde_json::json!({
                         "round": sw.round,
                         "pairings": next,
@@ -740,9 +759,7 @@ fn run_event(
     let queue = lock(&pending);
     let stopped = stopping.load(Ordering::SeqCst)
         || (draining.load(Ordering::SeqCst)
-            && (!queue.games.is_empty()
-                || queue.more
-                || swiss.as_ref().is_some_and(|sw| sw.round < cfg.rounds)));
+            && (!queue.games.is_empty() || queue.more || state.more_to_come(cfg)));
     drop(queue);
     // The event's last word to the players that connected: `disconnect` when it is
     // over, `fault` when it stopped.
@@ -758,17 +775,20 @@ fn run_event(
             router.close();
         }
     }
-    write_standings(&cfg.out, &standings, sprt.as_ref(), live)?;
+    write_standings(&cfg.out, &state, live)?;
     Ok(Summary {
-        standings,
+        ratings: state.ratings(),
+        standings: state.standings,
         played,
         scheduled: games.len(),
         stopped,
-        sprt,
+        sprt: state.sprt,
+        knockout: state.knockout,
     })
 }
 
-/// The games waiting to begin, and whether more will come (a Swiss event's next round).
+/// The games waiting to begin, and whether more will come (a Swiss event's next round, a
+/// knockout's next games).
 struct Queue {
     games: VecDeque<GameSpec>,
     more: bool,
@@ -778,53 +798,13 @@ struct Queue {
     closed: bool,
 }
 
-/// A Swiss event's state: the history its pairings need, and its round.
-struct SwissState {
-    history: SwissHistory,
-    /// The round paired last.
-    round: u32,
-    /// Its games not yet done.
-    left: usize,
-    /// Its bye.
-    bye: Option<usize>,
-}
-
-impl SwissState {
-    /// Pairs the next round: its games, numbered from `first`; the bye scores its point.
-    fn next_round(
-        &mut self,
-        cfg: &ServeConfig,
-        standings: &mut Standings,
-        first: u32,
-    ) -> Vec<GameSpec> {
-        self.history.half_points = (0..cfg.players.len())
-            .map(|i| standings.half_points(i))
-            .collect();
-        let round = pair_round(&self.history);
-        self.round += 1;
-        self.bye = round.bye;
-        if let Some(p) = round.bye {
-            self.history.byes.push(p);
-            standings.record_bye(p);
-        }
-        let games = swiss_games(
-            self.round,
-            &round.pairs,
-            cfg.games,
-            cfg.openings.len(),
-            cfg.repeat,
-            first,
-        );
-        self.left = games.len();
-        games
-    }
-}
-
 /// The games an event schedules: a Swiss event's, from its rounds (each pairs everybody
-/// but the bye).
+/// but the bye); a knockout's, one match per player knocked out.
 pub fn scheduled_games(cfg: &ServeConfig) -> usize {
     match cfg.format {
         Format::Swiss => cfg.rounds as usize * (cfg.players.len() / 2) * cfg.games as usize,
+        // Without the tie-breaks, which only the results tell.
+        Format::Knockout => Knockout::games_without_tiebreaks(cfg.players.len(), cfg.games),
         _ => schedule(
             cfg.players.len(),
             cfg.format,
@@ -911,62 +891,6 @@ impl Event<'_> {
             self.registry.release(i);
         }
     }
-}
-
-/// Counts a game's result (with its PGN Termination and how its players used their
-/// time) in the standings, a Swiss history and an SPRT; returns
-/// whether it completed a pair of the SPRT.
-fn count_result(
-    spec: &GameSpec,
-    (result, termination, time_use): (
-        crate::core::game::GameResult,
-        &str,
-        &[crate::core::TimeUse; 2],
-    ),
-    standings: &mut Standings,
-    swiss: &mut Option<SwissState>,
-    sprt: &mut Option<Sprt>,
-    halves: &mut HashMap<u32, u32>,
-) -> bool {
-    standings.record(spec.white, spec.black, result);
-    for (player, t) in [spec.white, spec.black].into_iter().zip(time_use) {
-        standings.record_time_use(player, t.moves, t.thinking, t.left, t.overshoots);
-    }
-    // A decisive game lost by failing (on time, by an illegal move, abandoned) counts
-    // against its loser.
-    if let Some(failure) = crate::tournament::Failure::of_termination(termination) {
-        match result {
-            crate::core::game::GameResult::WhiteWins => {
-                standings.record_failure(spec.black, failure);
-            }
-            crate::core::game::GameResult::BlackWins => {
-                standings.record_failure(spec.white, failure);
-            }
-            _ => {}
-        }
-    }
-    if let Some(sw) = swiss {
-        sw.history.met.push((spec.white, spec.black));
-        sw.history.colours[spec.white].push(true);
-        sw.history.colours[spec.black].push(false);
-    }
-    if let Some(sprt) = sprt
-        && let Some(half) = first_player_half(spec, result)
-    {
-        let pair = spec.number.div_ceil(2);
-        if let Some(first) = halves.remove(&pair) {
-            sprt.record_pair(first + half);
-            return true;
-        }
-        halves.insert(pair, half);
-    }
-    false
-}
-
-/// The first player's half-points in a game with a result.
-fn first_player_half(spec: &GameSpec, result: crate::core::game::GameResult) -> Option<u32> {
-    let [white, black] = result.half_points()?;
-    Some(if spec.white == 0 { white } else { black })
 }
 
 /// The control channels of the games under way, by game number.

@@ -1,7 +1,8 @@
 //! Going on with an event after a stop or a crash (`argus serve --resume DIR`): what
-//! its `event.jsonl` says was settled, and the games' PGN made whole.
+//! its `event.jsonl` says was settled, the event's state rebuilt from it, and the games'
+//! PGN (and the copies of `--pgnout` and `--epdout`) made whole.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -9,7 +10,10 @@ use std::path::Path;
 use crate::core::game::GameResult;
 use crate::tournament::GameSpec;
 
-use super::{Entrant, ServeConfig, ServeError, TakenBy};
+use super::files::{EventJournal, stem};
+use super::outputs::Outputs;
+use super::state::EventState;
+use super::{Entrant, ServeConfig, ServeError, TakenBy, knockout};
 
 /// Reads `DIR/event.jsonl`: the event's settings (its folder now `dir`) and its lines.
 pub(super) fn read(dir: &Path) -> Result<(ServeConfig, Vec<serde_json::Value>), ServeError> {
@@ -137,6 +141,8 @@ pub(super) struct Past {
     pub(super) swiss_rounds: u32,
     /// The byes, round after round.
     pub(super) byes: Vec<usize>,
+    /// The game whose result the journal recorded last.
+    pub(super) last_recorded: Option<u32>,
 }
 
 impl Past {
@@ -176,10 +182,116 @@ impl Past {
                         time_use: time_use_of(line),
                     },
                 );
+                past.last_recorded = Some(number);
             }
         }
         past
     }
+}
+
+/// An event's state as its journal leaves it.
+pub(super) struct Rebuilt {
+    /// Every game scheduled so far (a Swiss's or a knockout's as paired), by number.
+    pub(super) games: Vec<GameSpec>,
+    /// The games with a result.
+    pub(super) played: usize,
+    /// The games to go on with from their journals.
+    pub(super) under_way: HashSet<u32>,
+    /// The games to play: without a result, and not failed.
+    pub(super) queue: VecDeque<GameSpec>,
+}
+
+/// Rebuilds `state` from the journal's `lines` (the event's schedule `games` before any
+/// pairing): the results counted, a Swiss's rounds and byes or a knockout's bracket as
+/// paired (and the next round paired when the stop came after the last game of one),
+/// and the files made whole.
+pub(super) fn rebuild(
+    cfg: &ServeConfig,
+    lines: &[serde_json::Value],
+    mut games: Vec<GameSpec>,
+    state: &mut EventState,
+    journal: &mut EventJournal,
+    outputs: &Outputs,
+) -> Result<Rebuilt, ServeError> {
+    let past = Past::read(lines);
+    if let Some(sw) = &mut state.swiss {
+        games = past.swiss_games.clone();
+        sw.round = past.swiss_rounds;
+        for &p in &past.byes {
+            sw.history.byes.push(p);
+            state.standings.record_bye(p);
+        }
+        sw.bye = past.byes.last().copied();
+    }
+    if state.knockout.is_some() {
+        let k = knockout::rebuild(cfg, lines, journal)?;
+        games = k.games().to_vec();
+        state.knockout = Some(k);
+    }
+    let mut finished: Vec<GameSpec> = games
+        .iter()
+        .filter(|g| past.results.contains_key(&g.number))
+        .cloned()
+        .collect();
+    finished.sort_by_key(|g| g.number);
+    let pgn_path = cfg.out.join("games.pgn");
+    let mut held = fs::read_to_string(&pgn_path).unwrap_or_default();
+    let game_pgn = |spec: &GameSpec| cfg.out.join("games").join(format!("{}.pgn", stem(spec)));
+    for spec in &finished {
+        let game = &past.results[&spec.number];
+        state.count(spec, (game.result, &game.termination, &game.time_use));
+        ensure_in_pgn(&pgn_path, &mut held, &game_pgn(spec))?;
+    }
+    // A stop between the journal's line of a game and the copies: the last one.
+    if let Some(spec) = past
+        .last_recorded
+        .and_then(|n| games.iter().find(|g| g.number == n))
+        && let Ok(pgn) = fs::read_to_string(game_pgn(spec))
+    {
+        outputs.ensure_last(&stem(spec), &pgn);
+    }
+    if let Some(sw) = &mut state.swiss {
+        sw.left = games
+            .iter()
+            .filter(|g| {
+                g.round == sw.round
+                    && !past.results.contains_key(&g.number)
+                    && !past.failed.contains(&g.number)
+            })
+            .count();
+        // Stopped after the last game of a round: the next round is paired now.
+        if sw.left == 0 && sw.round < cfg.rounds {
+            let first = games.len() as u32 + 1;
+            let next = sw.next_round(cfg, &mut state.standings, first);
+            journal.write(&serde_json::json!({
+                "round": sw.round,
+                "pairings": next,
+                "bye": sw.bye,
+            }))?;
+            games.extend(next);
+        }
+    }
+    let queue: VecDeque<GameSpec> = games
+        .iter()
+        .filter(|g| !past.results.contains_key(&g.number) && !past.failed.contains(&g.number))
+        .cloned()
+        .collect();
+    let under_way = queue
+        .iter()
+        .filter(|g| {
+            cfg.out
+                .join("games")
+                .join(format!("{}.jsonl", stem(g)))
+                .exists()
+        })
+        .map(|g| g.number)
+        .collect();
+    Ok(Rebuilt {
+        played: finished.len(),
+        games,
+        under_way,
+        queue,
+    })
 }
 
 /// Appends the game of `game_pgn` (its own PGN file) to `pgn` unless `pgn` holds it

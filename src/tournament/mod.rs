@@ -3,11 +3,14 @@
 //! Nothing here does I/O or reads a clock; `argus serve` drives it.
 
 mod adjudication;
+mod knockout;
+pub mod rating;
 mod sprt;
 mod standings;
 mod swiss;
 
 pub use adjudication::{AdjudicationRules, Adjudicator, DrawAdjudication, ResignRule, Verdict};
+pub use knockout::{Batch, BatchKind, Knockout, MAX_TIEBREAKS, Match, Step};
 pub use sprt::{Sprt, SprtConfig, SprtDecision};
 pub use standings::{EloEstimate, Failure, Failures, PlayerLine, Standings, TimeTotals};
 pub use swiss::{SwissHistory, SwissRound, pair_round};
@@ -25,6 +28,9 @@ pub enum Format {
     /// Each round pairs players of equal or near scores, never twice the same pair
     /// (`--rounds N`).
     Swiss,
+    /// Players meet in a bracket by seed (their order); each match's winner goes on
+    /// until one is left; a level match plays tie-break pairs.
+    Knockout,
 }
 
 impl std::fmt::Display for Format {
@@ -33,6 +39,7 @@ impl std::fmt::Display for Format {
             Format::RoundRobin => "round-robin",
             Format::Gauntlet => "gauntlet",
             Format::Swiss => "swiss",
+            Format::Knockout => "knockout",
         })
     }
 }
@@ -133,6 +140,8 @@ pub fn schedule(
         Format::Gauntlet => (1..players).map(|other| (0, other)).collect(),
         // A Swiss round is paired from the results before it: see [`swiss_games`].
         Format::Swiss => return Vec::new(),
+        // A knockout's rounds come from the results too: see [`Knockout`].
+        Format::Knockout => return Vec::new(),
     };
     let mut out = Vec::new();
     for round in 1..=rounds {

@@ -3,12 +3,24 @@
 //! fishtest, cutechess-cli and fastchess.
 //!
 //! Each finished pair scores 0, ½, 1, 1½ or 2 for the first player: the pentanomial
-//! counts. The log-likelihood ratio of H1 (the first player is `elo1` stronger) against
-//! H0 (`elo0`) is the generalised SPRT's normal approximation (Van den Bergh):
-//! with the pairs' mean score `x` and variance `v` per pair (scores as fractions, 0 to
-//! 1), and the expected scores `s0`, `s1` of the two logistic Elo differences,
-//! `LLR = n (( x - s0)² - (x - s1)²) / (2 v)`. The test stops when the LLR leaves
+//! counts. The log-likelihood ratio of H1 (the first player is `elo1` stronger, logistic
+//! Elo) against H0 (`elo0`) is fishtest's generalised LLR (`LLR_logistic`, Van den
+//! Bergh's GSPRT): with `p̂` the pairs' empirical distribution over the scores
+//! `0, ¼, ½, ¾, 1` and `N` the pairs, `LLR = N Σ p̂ᵢ ln(p1ᵢ / p0ᵢ)`, where `p0`
+//! (`p1`) is the distribution of expected score `s0` (`s1`, the scores of the two Elo
+//! differences) most likely to have given the pairs: `pᵢ = p̂ᵢ / (1 + x (aᵢ - s))` with
+//! `x` the root of the secular equation `Σ p̂ᵢ (aᵢ - s) / (1 + x (aᵢ - s)) = 0`
+//! (found here by bisection). The test stops when the LLR leaves
 //! `[ln(β / (1 - α)), ln((1 - β) / α)]`.
+//!
+//! An outcome not seen yet counts as 0.001 of a pair, as fishtest's `regularize` does,
+//! so that the maximum likelihood exists while some scores have not occurred. With the
+//! exact likelihoods a pair moves the LLR by at most `ln(p1ᵢ / p0ᵢ)`, a few hundredths
+//! for close hypotheses, so the first pairs cannot reach a bound even when they are all
+//! alike. (The normal approximation over the regularised counts, `N (s1 - s0) (2 x̄ -
+//! s0 - s1) / (2 v)`, which fastchess uses, divides by a variance that is nearly zero
+//! while the pairs are all alike: two pairs won twice crossed the upper bound of
+//! `[0, 5]` with an LLR of 7.6.)
 
 use serde::Serialize;
 
@@ -100,6 +112,48 @@ fn expected_score(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
+/// What a pentanomial bin counts before its first pair: fishtest's `regularize`.
+const EMPTY_BIN: f64 = 1e-3;
+
+/// The generalised log-likelihood ratio of `pentanomial` for `elo1` against `elo0`.
+fn llr(pentanomial: [u32; 5], elo0: f64, elo1: f64) -> f64 {
+    if pentanomial.iter().all(|&c| c == 0) {
+        return 0.0;
+    }
+    let counts = pentanomial.map(|c| if c == 0 { EMPTY_BIN } else { f64::from(c) });
+    let n: f64 = counts.iter().sum();
+    let observed = counts.map(|c| c / n);
+    let p0 = most_likely_with_mean(&observed, expected_score(elo0));
+    let p1 = most_likely_with_mean(&observed, expected_score(elo1));
+    n * (0..5)
+        .map(|i| observed[i] * (p1[i] / p0[i]).ln())
+        .sum::<f64>()
+}
+
+/// The distribution over the pair scores `0, ¼, ½, ¾, 1` with mean `s` (0 < s < 1) that
+/// makes `observed` (no bin empty) most likely: `observedᵢ / (1 + x (aᵢ - s))`, `aᵢ` the
+/// scores, with `x` the root of `Σ observedᵢ (aᵢ - s) / (1 + x (aᵢ - s)) = 0`. The sum
+/// falls from +∞ to -∞ between `-1 / (1 - s)` and `1 / s` (where a denominator
+/// vanishes), so bisection finds its one root there.
+fn most_likely_with_mean(observed: &[f64; 5], s: f64) -> [f64; 5] {
+    let d: [f64; 5] = std::array::from_fn(|i| i as f64 / 4.0 - s);
+    let f = |x: f64| -> f64 { (0..5).map(|i| observed[i] * d[i] / (1.0 + x * d[i])).sum() };
+    let (mut low, mut high) = (-1.0 / d[4], -1.0 / d[0]);
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if mid <= low || mid >= high {
+            break;
+        }
+        if f(mid) > 0.0 {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    let x = 0.5 * (low + high);
+    std::array::from_fn(|i| observed[i] / (1.0 + x * d[i]))
+}
+
 impl Sprt {
     /// A test with no pairs yet.
     pub fn new(config: SprtConfig) -> Sprt {
@@ -120,29 +174,9 @@ impl Sprt {
         self.pentanomial
     }
 
-    /// The log-likelihood ratio (0 before two pairs). An outcome not seen yet counts
-    /// as a thousandth of a pair, as fastchess regularises, so that pairs that are all
-    /// alike (no variance) still decide.
+    /// The log-likelihood ratio (0 before the first pair), as the module says.
     pub fn llr(&self) -> f64 {
-        if self.pentanomial.iter().sum::<u32>() < 2 {
-            return 0.0;
-        }
-        let counts = self
-            .pentanomial
-            .map(|c| if c == 0 { 1e-3 } else { f64::from(c) });
-        let n: f64 = counts.iter().sum();
-        let score = |i: usize| i as f64 / 4.0;
-        let mean: f64 = (0..5).map(|i| counts[i] * score(i)).sum::<f64>() / n;
-        let variance: f64 = (0..5)
-            .map(|i| counts[i] * (score(i) - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        if variance <= 0.0 {
-            return 0.0;
-        }
-        let s0 = expected_score(self.config.elo0);
-        let s1 = expected_score(self.config.elo1);
-        n * ((mean - s0).powi(2) - (mean - s1).powi(2)) / (2.0 * variance)
+        llr(self.pentanomial, self.config.elo0, self.config.elo1)
     }
 
     /// Whether a bound is reached.
@@ -155,6 +189,16 @@ impl Sprt {
             SprtDecision::AcceptH0
         } else {
             SprtDecision::Continue
+        }
+    }
+
+    /// What the test concluded, for its last word: `H1 accepted`, `H0 accepted`, or
+    /// `inconclusive` (no bound reached).
+    pub fn verdict(&self) -> &'static str {
+        match self.decision() {
+            SprtDecision::AcceptH1 => "H1 accepted",
+            SprtDecision::AcceptH0 => "H0 accepted",
+            SprtDecision::Continue => "inconclusive",
         }
     }
 
@@ -222,7 +266,8 @@ mod tests {
     #[test]
     fn an_even_match_leans_to_h0_and_a_lopsided_one_accepts_h1() {
         // Pairs [0 10 20 10 0]: mean 0.5, variance 1/32 per pair; s1 = 0.514387 for
-        // 10 Elo, so LLR = 40 / (2 / 32) * (0 - 0.014387²) = -0.1325.
+        // 10 Elo, so the normal approximation is 40 / (2 / 32) * (0 - 0.014387²) =
+        // -0.1325, and the exact LLR is that to a thousandth.
         let mut even = sprt(0.0, 10.0);
         for (half, count) in [(1, 10), (2, 20), (3, 10)] {
             for _ in 0..count {
@@ -251,20 +296,82 @@ mod tests {
     }
 
     #[test]
-    fn one_pair_says_nothing_and_pairs_all_alike_still_decide() {
+    fn one_pair_says_little_and_pairs_all_alike_decide_in_time() {
         let mut s = sprt(0.0, 5.0);
-        s.record_pair(4);
         assert_eq!(s.llr(), 0.0);
+        s.record_pair(4);
+        assert!(s.llr() > 0.0 && s.llr() < 0.1, "{}", s.line());
+        // Each pair won twice adds at most ln(p1 / p0) of the WW bin: about
+        // ln(0.5715 / 0.5) = 0.134 for [0, 50], so 22 of them are needed.
         let mut s = sprt(0.0, 50.0);
-        for _ in 0..10 {
+        let mut decided_at = None;
+        for pair in 1..=40 {
             s.record_pair(4);
+            if decided_at.is_none() && s.decision() != SprtDecision::Continue {
+                decided_at = Some(pair);
+            }
         }
         assert_eq!(s.decision(), SprtDecision::AcceptH1, "{}", s.line());
+        let at = decided_at.unwrap();
+        assert!((20..=25).contains(&at), "decided after {at} pairs");
         let mut s = sprt(0.0, 50.0);
         for _ in 0..100 {
             s.record_pair(2);
         }
         assert_eq!(s.decision(), SprtDecision::AcceptH0, "{}", s.line());
+    }
+
+    #[test]
+    fn with_many_pairs_the_llr_is_near_its_normal_approximation() {
+        // The normal approximation N (s1 - s0)(2 x̄ - s0 - s1) / (2 v) of 1,000 pairs
+        // [50 200 450 230 70] for [0, 5].
+        let counts = [50, 200, 450, 230, 70];
+        let mut s = sprt(0.0, 5.0);
+        for (half, &count) in counts.iter().enumerate() {
+            for _ in 0..count {
+                s.record_pair(half as u32);
+            }
+        }
+        let n = 1000.0;
+        let mean: f64 = (0..5)
+            .map(|i| counts[i] as f64 * i as f64 / 4.0)
+            .sum::<f64>()
+            / n;
+        let var: f64 = (0..5)
+            .map(|i| counts[i] as f64 * (i as f64 / 4.0 - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let (s0, s1) = (expected_score(0.0), expected_score(5.0));
+        let approx = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var);
+        let llr = s.llr();
+        assert!((llr - approx).abs() < 0.02 * approx.abs(), "{llr} {approx}");
+    }
+
+    #[test]
+    fn the_most_likely_distribution_has_the_mean_asked() {
+        let observed = [0.1, 0.2, 0.4, 0.2, 0.1];
+        for mean in [0.3, 0.5, 0.514, 0.9] {
+            let p = most_likely_with_mean(&observed, mean);
+            let total: f64 = p.iter().sum();
+            let m: f64 = (0..5).map(|i| p[i] * i as f64 / 4.0).sum();
+            assert!((total - 1.0).abs() < 1e-9, "{p:?}");
+            assert!((m - mean).abs() < 1e-9, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_pairs_alike_do_not_decide() {
+        // Two pairs won twice each: four games say little, whatever the bounds.
+        for (elo0, elo1) in [(0.0, 5.0), (0.0, 10.0), (-5.0, 0.0), (0.0, 2.0)] {
+            let mut s = sprt(elo0, elo1);
+            s.record_pair(4);
+            s.record_pair(4);
+            assert_eq!(s.decision(), SprtDecision::Continue, "{}", s.line());
+            let mut s = sprt(elo0, elo1);
+            s.record_pair(0);
+            s.record_pair(0);
+            assert_eq!(s.decision(), SprtDecision::Continue, "{}", s.line());
+        }
     }
 
     #[test]

@@ -132,10 +132,10 @@ pub struct PlayerLine {
 }
 
 /// The z value of a two-sided 95 % interval.
-const Z95: f64 = 1.959_964;
+pub(super) const Z95: f64 = 1.959_964;
 
 /// The Elo difference a score fraction `p` (0 < p < 1) stands for.
-fn elo_of(p: f64) -> Option<f64> {
+pub(super) fn elo_of(p: f64) -> Option<f64> {
     // `+ 0.0` makes a negative zero (from an even score) a plain zero.
     (p > 0.0 && p < 1.0).then(|| -400.0 * (1.0 / p - 1.0).log10() + 0.0)
 }
@@ -241,6 +241,11 @@ impl Standings {
     /// The games without a result.
     pub fn unfinished(&self) -> u32 {
         self.unfinished
+    }
+
+    /// The players' names, in the event's order.
+    pub fn names(&self) -> &[String] {
+        &self.names
     }
 
     fn games(&self, i: usize) -> u32 {

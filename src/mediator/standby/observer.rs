@@ -191,7 +191,8 @@ impl Copies {
         Ok(())
     }
 
-    /// A line of an event's own journal: its games' rounds; a game's result, whose
+    /// A line of an event's own journal: its games' rounds (its schedule, a Swiss's or
+    /// knockout's pairings, a knockout's tie-breaks); a game's result, whose
     /// PGN then goes to `games.pgn` as the primary appends it.
     fn event_line(&mut self, line: &str) -> Result<(), CopyError> {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
@@ -200,7 +201,7 @@ impl Copies {
         if let Some(sink) = &mut self.event_lines {
             sink(&value);
         }
-        for key in ["schedule", "pairings"] {
+        for key in ["schedule", "pairings", "tiebreak"] {
             if let Some(games) = value.get(key).and_then(serde_json::Value::as_array) {
                 for g in games {
                     if let (Some(n), Some(r)) = (

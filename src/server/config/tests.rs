@@ -115,7 +115,7 @@ fn openings_take_the_options_words_in_a_string_a_list_or_a_table() {
 fn an_unknown_key_is_named_with_its_table_and_place() {
     assert_eq!(
         error("[tournament]\ngames = 2\nconcurency = 2\n"),
-        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `repeat`, `srand`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `unattended`, `each`"
+        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `repeat`, `srand`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `rating_interval`, `unattended`, `each`"
     );
     let e = error("[[engine]]\nname = \"A\"\ncommand = \"x\"\n");
     assert!(
@@ -140,5 +140,27 @@ fn a_player_that_is_no_player_is_refused_where_it_stands() {
     assert!(
         e.contains("`unattended` in [tournament]: expected true or false"),
         "{e}"
+    );
+}
+
+#[test]
+fn the_copies_of_the_games_are_files_beside_the_event_file() {
+    let text = r#"
+[tournament]
+rating_interval = 10
+
+[files]
+out = "night"
+pgnout = "all.pgn"
+epdout = "/var/argus/all.epd"
+"#;
+    assert_eq!(
+        words(text),
+        [
+            vec!["--rating-interval=10"],
+            vec!["--out=/etc/argus/night"],
+            vec!["--pgnout=/etc/argus/all.pgn"],
+            vec!["--epdout=/var/argus/all.epd"],
+        ]
     );
 }
