@@ -485,6 +485,7 @@ where
         attended: false,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;

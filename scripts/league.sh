@@ -15,7 +15,12 @@
 #         fastchess (Toga II from Debian's toga2; left out when it is not installed).
 # LEAGUES="cecp" (or "uci") plays one. CONCURRENCY (default 1) games at once: with one,
 # the engines of a game think in turn on one core and the manager has the other.
-# KEEP=DIR keeps the PGN files and logs there.
+# KEEP=DIR keeps the PGN files and logs there; MANAGERS="cutechess fastchess" plays only
+# those, and the table then takes the other managers' games from DIR's earlier run.
+# The peers get -recover, as testers run them: without it cutechess-cli and fastchess
+# stop the whole tournament at the first engine that stalls or crashes (GNU Chess's
+# UCI mode dies of an assertion under fastchess), where argus scores that game and goes
+# on.
 #
 # Needs stockfish, fairymax and gnuchess from Debian (/usr/games), and python3.
 set -eu
@@ -75,7 +80,7 @@ play_cutechess() { # LEAGUE
 $(engines "$league")
 EOF
     (cd "$WORK" && "$CUTECHESS" "$@" -each tc="$TC" -tournament round-robin \
-        -games 2 -rounds "$ROUNDS" -repeat -concurrency "$CONCURRENCY" \
+        -games 2 -rounds "$ROUNDS" -repeat -concurrency "$CONCURRENCY" -recover \
         -openings file="$OPENINGS" format=epd order=sequential \
         -pgnout "$WORK/cutechess-$league.pgn" > "$WORK/cutechess-$league.log" 2>&1) || true
 }
@@ -88,7 +93,7 @@ play_fastchess() { # LEAGUE
 $(engines "$league")
 EOF
     (cd "$WORK" && "$FASTCHESS" "$@" -each proto=uci tc="$TC" \
-        -games 2 -rounds "$ROUNDS" -repeat -concurrency "$CONCURRENCY" \
+        -games 2 -rounds "$ROUNDS" -repeat -concurrency "$CONCURRENCY" -recover \
         -openings file="$OPENINGS" format=epd order=sequential \
         -pgnout file="$WORK/fastchess-$league.pgn" > "$WORK/fastchess-$league.log" 2>&1) || true
 }
@@ -98,14 +103,17 @@ for league in $LEAGUES; do
     [ -z "${CUTECHESS:-}" ] || managers="$managers cutechess"
     if [ -n "${FASTCHESS:-}" ] && [ "$league" = uci ]; then managers="$managers fastchess"; fi
     for m in $managers; do
+        case " ${MANAGERS:-$managers} " in *" $m "*) ;; *) continue;; esac
+        rm -f "$WORK/$m-$league.pgn"
         echo "league $league: $m ($GAMES games a pair at $TC)" >&2
         start=$(date +%s)
         "play_$m" "$league"
         echo "league $league: $m took $(( $(date +%s) - start )) s" >&2
     done
-    python3 - "$WORK" "$league" $managers <<'EOF'
-import re, sys
-work, league, managers = sys.argv[1], sys.argv[2], sys.argv[3:]
+    python3 - "$WORK" "$league" argus cutechess fastchess <<'EOF'
+import os, re, sys
+work, league = sys.argv[1], sys.argv[2]
+managers = [m for m in sys.argv[3:] if os.path.exists(f"{work}/{m}-{league}.pgn")]
 FAIL = {"time forfeit": "time", "illegal move": "illegal", "rules infraction": "illegal",
         "abandoned": "abandoned", "stalled connection": "abandoned"}
 table = {}

@@ -259,6 +259,7 @@ fn plan_new(args: SerialArgs) -> Result<Plan> {
         attended: !args.unattended,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: wire_timing(
             [&port_a, &port_b],
             &args.line.settings(),
@@ -334,6 +335,7 @@ fn plan_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         attended: !unattended,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: event.wire_timing(),
     };
     Ok(Plan {

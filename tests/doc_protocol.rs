@@ -276,6 +276,7 @@ fn match_config(block: &Block) -> Result<MatchConfig, String> {
         attended: true,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: WireTiming::default(),
     };
     let mut words = block.options.iter();

@@ -55,6 +55,7 @@ fn long_journal(path: &Path, pgn: &Path) {
         attended: false,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: Default::default(),
     };
     let mut journal = Journal::create(path).unwrap();

@@ -1010,3 +1010,52 @@ fn the_standings_count_each_players_time_use_and_failures() {
     let events = std::fs::read_to_string(out.join("event.jsonl")).unwrap();
     assert!(events.contains("\"time_use\":[{"), "{events}");
 }
+
+/// An engine's own `tc=` gives it time odds: its clock runs under its own time
+/// control whichever colour it has, and the PGN names each side's (as cutechess-cli
+/// does) beside the event's.
+#[test]
+fn an_engines_own_tc_gives_it_time_odds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Fast",
+        "tc=20+0.5",
+        "--engine",
+        "name=Slow",
+        "--games",
+        "2",
+        "--tc",
+        "40+1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let game = |n: u32| {
+        std::fs::read_to_string(out.join("games").join(format!("game-000{n}.pgn"))).unwrap()
+    };
+    let (one, two) = (game(1), game(2));
+    for (pgn, white, black) in [(&one, "20+0.5", "40+1"), (&two, "40+1", "20+0.5")] {
+        assert!(pgn.contains("[TimeControl \"40+1\"]"), "{pgn}");
+        assert!(
+            pgn.contains(&format!("[WhiteTimeControl \"{white}\"]")),
+            "{pgn}"
+        );
+        assert!(
+            pgn.contains(&format!("[BlackTimeControl \"{black}\"]")),
+            "{pgn}"
+        );
+    }
+    // Fast has White in game 1: its first clock is 20 s and the increment, Slow's 40.
+    let first_clk = |pgn: &str, nth: usize| {
+        pgn.match_indices("[%clk ")
+            .nth(nth)
+            .map(|(i, _)| pgn[i + 6..i + 13].to_string())
+            .unwrap()
+    };
+    assert!(first_clk(&one, 0).starts_with("0:00:20"), "{one}");
+    assert!(first_clk(&one, 1).starts_with("0:00:4"), "{one}");
+    assert!(first_clk(&two, 1).starts_with("0:00:20"), "{two}");
+}

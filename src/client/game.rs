@@ -7,7 +7,9 @@ pub(super) struct State {
     pub(super) start: Chess,
     pub(super) pos: Chess,
     pub(super) moves: Vec<Move>,
-    pub(super) time_control: Option<TimeControl>,
+    /// Each side's time control, from `inform`'s `TimeControl` (both), or its
+    /// `WhiteTimeControl` and `BlackTimeControl` in a game with time odds.
+    pub(super) time_control: ByColor<Option<TimeControl>>,
     /// Whether the game's `inform` came after its `reset`: without it the client does
     /// not know the time control (nor the names).
     pub(super) informed: bool,
@@ -29,7 +31,7 @@ impl State {
             start: Chess::default(),
             pos: Chess::default(),
             moves: Vec::new(),
-            time_control: None,
+            time_control: ByColor::default(),
             informed: false,
             result: None,
             first_ply: 0,
@@ -76,21 +78,38 @@ impl State {
         let Some(ops) = rec.operands("ptp") else {
             return;
         };
+        let parse = |value: Option<&str>| -> Option<TimeControl> {
+            value.and_then(|v| match v.parse() {
+                Ok(tc) => Some(tc),
+                Err(e) => {
+                    log::warn!("the referee's time control: {e}");
+                    None
+                }
+            })
+        };
+        // Each side's own (time odds) wins over the match's, whatever their order. Their
+        // names are longer than an EPD identifier: they read as tokens.
+        let mut odds: ByColor<Option<TimeControl>> = ByColor::default();
         for pair in ops.chunks(2) {
             let [tag, value] = pair else { continue };
             let value = value.as_str();
-            match tag.as_identifier() {
+            match tag.as_move_text() {
                 Some("TimeControl") => {
-                    self.time_control = value.and_then(|v| match v.parse() {
-                        Ok(tc) => Some(tc),
-                        Err(e) => {
-                            log::warn!("the referee's time control: {e}");
-                            None
-                        }
-                    });
+                    let tc = parse(value);
+                    self.time_control = ByColor {
+                        white: tc.clone(),
+                        black: tc,
+                    };
                 }
+                Some("WhiteTimeControl") => odds.white = parse(value),
+                Some("BlackTimeControl") => odds.black = parse(value),
                 Some("Result") => self.result = value.filter(|v| *v != "*").map(str::to_string),
                 _ => {}
+            }
+        }
+        for color in [Color::White, Color::Black] {
+            if let Some(tc) = odds[color].take() {
+                self.time_control[color] = Some(tc);
             }
         }
     }
@@ -102,7 +121,13 @@ impl State {
     /// arrival to its reply's departure): an engine is never told it has time that the
     /// referee has already charged.
     pub(super) fn clocks(&self, rec: &Record) -> Option<TurnClocks> {
-        let tc = self.time_control.as_ref().filter(|tc| tc.is_timed())?;
+        let (Some(white_tc), Some(black_tc)) = (&self.time_control.white, &self.time_control.black)
+        else {
+            return None;
+        };
+        if !white_tc.is_timed() || !black_tc.is_timed() {
+            return None;
+        }
         let mut consumed = match rec.operands("cc")? {
             [Operand::Clock(w), Operand::Clock(b)] => ByColor {
                 white: w.to_duration(),
@@ -123,8 +148,8 @@ impl State {
             )
             .unwrap_or(u32::MAX)
         };
-        let clocks = Clocks::from_consumed(
-            tc,
+        let clocks = Clocks::from_consumed_with_odds(
+            Clocks::with_odds(white_tc, black_tc),
             ByColor {
                 white: made(Color::White),
                 black: made(Color::Black),
@@ -178,4 +203,50 @@ pub(super) fn write_line(w: &mut dyn Write, text: &str, eol: Eol) -> io::Result<
         }
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(text: &str) -> Record {
+        Record::from_ascii(text.as_bytes()).unwrap()
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+    #[test]
+    fn time_odds_give_each_side_its_own_clock() {
+        let mut state = State::new();
+        state.inform(&rec(&format!(
+            "{START} ptp White \"A\" Black \"B\" BlackTimeControl \"30+1\" WhiteTimeControl \"60+2\"; refcom inform;"
+        )));
+        assert!(state.time_control.white.is_some() && state.time_control.black.is_some());
+        let respond = rec(&format!(
+            "{START} cc 000:00:00:00 000:00:00:00; refcom respond;"
+        ));
+        assert!(respond.operands("cc").is_some(), "{respond}");
+        let clocks = state.clocks(&respond).unwrap();
+        assert_eq!(clocks.remaining.white, Duration::from_secs(60));
+        assert_eq!(clocks.remaining.black, Duration::from_secs(30));
+        assert_eq!(clocks.increment.white, Duration::from_secs(2));
+        assert_eq!(clocks.increment.black, Duration::from_secs(1));
+        // One side's alone is not a time control to play on.
+        let mut half = State::new();
+        half.inform(&rec(&format!(
+            "{START} ptp WhiteTimeControl \"60+2\"; refcom inform;"
+        )));
+        // After the match's TimeControl, each side's own wins.
+        let mut both = State::new();
+        both.inform(&rec(&format!(
+            "{START} ptp TimeControl \"60\" WhiteTimeControl \"60\" BlackTimeControl \"30\"; refcom inform;"
+        )));
+        assert_eq!(both.time_control.black, Some("30".parse().unwrap()));
+        assert!(
+            half.clocks(&rec(&format!(
+                "{START} cc 000:00:00:00 000:00:00:00; refcom respond;"
+            )))
+            .is_none()
+        );
+    }
 }

@@ -771,7 +771,7 @@ impl Driver<'_> {
         match rec.refcom() {
             Some("reset") => {
                 let mut state = State {
-                    time_control: self.state.time_control.take(),
+                    time_control: std::mem::take(&mut self.state.time_control),
                     ..State::new()
                 };
                 if let Err(why) = state.follow(rec) {

@@ -32,6 +32,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         attended: false,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: Default::default(),
     };
     let live = match &args.http {

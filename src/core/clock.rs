@@ -388,7 +388,9 @@ impl Side {
 /// next period's time regardless of which side moved first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clocks {
-    time_control: TimeControl,
+    /// The time control of each side: the same for both, unless the event gives one
+    /// side odds (`argus serve`'s per-engine `tc=`).
+    tcs: ByColor<TimeControl>,
     sides: ByColor<Side>,
     /// How far past its time each side may move and not be flagged.
     margin: ByColor<Duration>,
@@ -397,23 +399,49 @@ pub struct Clocks {
 impl Clocks {
     /// Sets both clocks to the start of `tc`.
     pub fn new(tc: &TimeControl) -> Clocks {
-        let start = match tc.periods.first() {
-            Some(Period::Moves { time, .. } | Period::SuddenDeath { time, .. }) => *time,
-            Some(Period::Hourglass { time }) => *time / 2,
-            Some(Period::Unknown | Period::Untimed) | None => Duration::ZERO,
-        };
-        let side = Side {
-            remaining: start,
-            ..Side::default()
+        Clocks::with_odds(tc, tc)
+    }
+
+    /// Sets White's clock to the start of `white` and Black's to the start of `black`
+    /// (time odds). An hourglass is shared sand: it goes only with itself on both
+    /// sides (the referee's settings check it).
+    pub fn with_odds(white: &TimeControl, black: &TimeControl) -> Clocks {
+        let start = |tc: &TimeControl| {
+            let remaining = match tc.periods.first() {
+                Some(Period::Moves { time, .. } | Period::SuddenDeath { time, .. }) => *time,
+                Some(Period::Hourglass { time }) => *time / 2,
+                Some(Period::Unknown | Period::Untimed) | None => Duration::ZERO,
+            };
+            Side {
+                remaining,
+                ..Side::default()
+            }
         };
         Clocks {
-            time_control: tc.clone(),
+            tcs: ByColor {
+                white: white.clone(),
+                black: black.clone(),
+            },
             sides: ByColor {
-                black: side.clone(),
-                white: side,
+                white: start(white),
+                black: start(black),
             },
             margin: ByColor::default(),
         }
+    }
+
+    /// Whether the game is played with the clocks running, as White's time control
+    /// says (both sides' are timed or neither's: the referee's settings check it).
+    fn timed(&self) -> bool {
+        self.tcs.white.is_timed()
+    }
+
+    /// Whether the time control is an hourglass.
+    fn hourglass(&self) -> bool {
+        matches!(
+            self.tcs.white.periods.first(),
+            Some(Period::Hourglass { .. })
+        )
     }
 
     /// Forgives `color` moves up to `margin` past its time (cutechess-cli's
@@ -434,17 +462,15 @@ impl Clocks {
         self.sides[color].overshoots
     }
 
-    /// Returns the time control the clocks run under.
-    pub fn time_control(&self) -> &TimeControl {
-        &self.time_control
+    /// Returns the time control `color`'s clock runs under.
+    pub fn time_control(&self, color: Color) -> &TimeControl {
+        &self.tcs[color]
     }
 
     /// Returns the time left for `color` right now (its clock not running); `None`
     /// when the game is untimed.
     pub fn remaining(&self, color: Color) -> Option<Duration> {
-        self.time_control
-            .is_timed()
-            .then_some(self.sides[color].remaining)
+        self.timed().then_some(self.sides[color].remaining)
     }
 
     /// Returns the total time consumed by `color` so far (for the EPD `cc` operation).
@@ -470,8 +496,9 @@ impl Clocks {
     /// is added. The move still counts in [`Clocks::moves_made`]. In an untimed game
     /// the whole of `elapsed` is consumed and nothing is ever flagged.
     pub fn charge(&mut self, color: Color, elapsed: Duration) -> Charge {
-        let timed = self.time_control.is_timed();
-        let periods = &self.time_control.periods;
+        let timed = self.timed();
+        let hourglass = self.hourglass();
+        let periods = &self.tcs[color].periods;
         let margin = self.margin[color];
         let side = &mut self.sides[color];
         side.moves = side.moves.saturating_add(1);
@@ -498,7 +525,7 @@ impl Clocks {
             side.credit_moves(periods, 1);
             side.remaining
         };
-        if matches!(periods[0], Period::Hourglass { .. }) {
+        if hourglass {
             let other = &mut self.sides[!color];
             other.remaining = other.remaining.saturating_add(used);
         }
@@ -513,13 +540,14 @@ impl Clocks {
     /// its time left becomes zero. With an hourglass the opponent gains what was left.
     /// In an untimed game this does nothing.
     pub fn flag(&mut self, color: Color) {
-        if !self.time_control.is_timed() {
+        if !self.timed() {
             return;
         }
+        let hourglass = self.hourglass();
         let side = &mut self.sides[color];
         let left = std::mem::take(&mut side.remaining);
         side.consumed = side.consumed.saturating_add(left);
-        if matches!(self.time_control.periods[0], Period::Hourglass { .. }) {
+        if hourglass {
             let other = &mut self.sides[!color];
             other.remaining = other.remaining.saturating_add(left);
         }
@@ -534,11 +562,20 @@ impl Clocks {
         moves: ByColor<u32>,
         consumed: ByColor<Duration>,
     ) -> Clocks {
-        let mut clocks = Clocks::new(tc);
+        Clocks::from_consumed_with_odds(Clocks::new(tc), moves, consumed)
+    }
+
+    /// [`Clocks::from_consumed`] for a game with time odds: `clocks` are the game's at
+    /// its start ([`Clocks::with_odds`]).
+    pub fn from_consumed_with_odds(
+        mut clocks: Clocks,
+        moves: ByColor<u32>,
+        consumed: ByColor<Duration>,
+    ) -> Clocks {
         for color in [Color::White, Color::Black] {
             clocks.charge_free_moves(color, moves[color]);
         }
-        let hourglass = matches!(tc.periods.first(), Some(Period::Hourglass { .. }));
+        let hourglass = clocks.hourglass();
         for color in [Color::White, Color::Black] {
             let gained = if hourglass {
                 consumed[!color]
@@ -559,8 +596,8 @@ impl Clocks {
     /// time rather than a move at a time: the client rebuilds the clocks every move, and
     /// a game's rebuilds would otherwise cost the square of its length.
     fn charge_free_moves(&mut self, color: Color, n: u32) {
-        let timed = self.time_control.is_timed();
-        let periods = &self.time_control.periods;
+        let timed = self.timed();
+        let periods = &self.tcs[color].periods;
         let side = &mut self.sides[color];
         side.moves = side.moves.saturating_add(n);
         if !timed {
@@ -571,7 +608,7 @@ impl Clocks {
 
     /// The increment `color` gets after its next move.
     pub fn increment(&self, color: Color) -> Duration {
-        match self.time_control.periods.get(self.sides[color].period) {
+        match self.tcs[color].periods.get(self.sides[color].period) {
             Some(Period::Moves { increment, .. } | Period::SuddenDeath { increment, .. }) => {
                 *increment
             }
@@ -583,7 +620,7 @@ impl Clocks {
     /// `None` in sudden death, with an hourglass, or untimed.
     pub fn moves_to_go(&self, color: Color) -> Option<u32> {
         let side = &self.sides[color];
-        match self.time_control.periods.get(side.period) {
+        match self.tcs[color].periods.get(side.period) {
             Some(Period::Moves { moves, .. }) => Some(moves - side.moves_in_period),
             _ => None,
         }
@@ -593,7 +630,7 @@ impl Clocks {
     /// when negative (for the supervisor). The result saturates at zero. Consumed
     /// time is not changed, and in an untimed game this does nothing.
     pub fn adjust(&mut self, color: Color, delta_ms: i64) {
-        if !self.time_control.is_timed() {
+        if !self.timed() {
             return;
         }
         let side = &mut self.sides[color];

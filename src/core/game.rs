@@ -163,13 +163,18 @@ pub struct Game {
 impl Game {
     /// A new game from `start` under the time control `tc`.
     pub fn new(start: Chess, tc: &TimeControl) -> Game {
+        Game::with_clocks(start, Clocks::new(tc))
+    }
+
+    /// A new game from `start` with `clocks` (time odds: [`Clocks::with_odds`]).
+    pub fn with_clocks(start: Chess, clocks: Clocks) -> Game {
         let hash = start.zobrist_hash(EnPassantMode::Legal);
         Game {
             pos: start.clone(),
             start,
             moves: Vec::new(),
             hashes: vec![hash],
-            clocks: Clocks::new(tc),
+            clocks,
         }
     }
 

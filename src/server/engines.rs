@@ -43,6 +43,9 @@ pub struct EngineSpec {
     /// clock standing at zero before the increment.
     #[serde(default)]
     pub time_margin: Duration,
+    /// A time control of its own (`tc=`, time odds), instead of the event's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<crate::core::clock::TimeControl>,
 }
 
 impl EngineSpec {
@@ -69,10 +72,11 @@ impl EngineSpec {
         let mut limit = None;
         let mut restarts = 0;
         let mut time_margin = Duration::ZERO;
+        let mut time_control = None;
         for word in words {
             let Some((key, value)) = word.split_once('=') else {
                 return Err(format!(
-                    "--engine {word:?}: expected KEY=VALUE (name=, cmd=, proto=, option.X=, nodes=, depth=, movetime=, restarts=, timemargin=)"
+                    "--engine {word:?}: expected KEY=VALUE (name=, cmd=, proto=, option.X=, nodes=, depth=, movetime=, tc=, restarts=, timemargin=)"
                 ));
             };
             match key {
@@ -89,6 +93,10 @@ impl EngineSpec {
                             ));
                         }
                     });
+                }
+                "tc" => {
+                    time_control =
+                        Some(value.parse().map_err(|e| format!("--engine {word}: {e}"))?);
                 }
                 "restarts" => {
                     restarts = value.parse().map_err(|_| {
@@ -115,7 +123,7 @@ impl EngineSpec {
                     }
                     _ => {
                         return Err(format!(
-                            "--engine {word}: unknown key {key:?} (name, cmd, proto, option.X, nodes, depth, movetime, restarts, timemargin)"
+                            "--engine {word}: unknown key {key:?} (name, cmd, proto, option.X, nodes, depth, movetime, tc, restarts, timemargin)"
                         ));
                     }
                 },
@@ -145,6 +153,7 @@ impl EngineSpec {
             limit,
             restarts,
             time_margin,
+            time_control,
         })
     }
 

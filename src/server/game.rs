@@ -44,6 +44,13 @@ pub(super) fn game_config(
             Entrant::Engine(engine) => engine.time_margin,
             Entrant::Remote(_) | Entrant::Seat(_) => Duration::ZERO,
         }),
+        time_odds: [spec.white, spec.black].map(|i| match &cfg.players[i] {
+            Entrant::Engine(engine) => engine
+                .time_control
+                .clone()
+                .filter(|tc| *tc != cfg.time_control),
+            Entrant::Remote(_) | Entrant::Seat(_) => None,
+        }),
         wire: Default::default(),
     }
 }

@@ -235,7 +235,7 @@ fn both_sides_start_with_the_first_period() {
         assert_eq!(clocks.consumed(color), Duration::ZERO);
         assert_eq!(clocks.moves_made(color), 0);
     }
-    assert_eq!(clocks.time_control(), &tc("40/9000:3600"));
+    assert_eq!(clocks.time_control(Color::White), &tc("40/9000:3600"));
 }
 
 #[test]

@@ -17,6 +17,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Port;
+use super::clock::{Clocks, Period, TimeControl};
 use super::game::{Finish, Game, GameResult, Termination, color_name};
 use super::opening::Opening;
 use super::pgn::{self, PgnGame, PgnMove};
@@ -223,6 +224,17 @@ impl Referee {
         for (what, value, max) in limits {
             if let Some(value) = value.filter(|v| *v > max) {
                 return Err(ConfigError::OutOfRange { what, value, max });
+            }
+        }
+        if cfg.time_odds.iter().any(Option::is_some) {
+            let [a, b] = [0, 1].map(|i| cfg.time_odds[i].as_ref().unwrap_or(&cfg.time_control));
+            let hourglass =
+                |tc: &TimeControl| matches!(tc.periods().first(), Some(Period::Hourglass { .. }));
+            if a.is_timed() != b.is_timed() || (a != b && (hourglass(a) || hourglass(b))) {
+                return Err(ConfigError::BadOdds {
+                    white: a.to_string(),
+                    black: b.to_string(),
+                });
             }
         }
         let mut openings = Vec::with_capacity(cfg.openings.len());
@@ -460,6 +472,13 @@ impl Referee {
 
     // ---- records ---------------------------------------------------------------------
 
+    /// The time control of the player on `port`: its own (time odds) or the match's.
+    fn tc_of(&self, port: Port) -> &TimeControl {
+        self.cfg.time_odds[port.index()]
+            .as_ref()
+            .unwrap_or(&self.cfg.time_control)
+    }
+
     fn player_name(&self, port: Port) -> String {
         let i = port.index();
         self.cfg.names[i]
@@ -509,7 +528,10 @@ impl Referee {
         for name in &mut names {
             name.retain(|c| c != '"');
         }
-        let mut game = Game::new(start, &self.cfg.time_control);
+        let mut game = Game::with_clocks(
+            start,
+            Clocks::with_odds(self.tc_of(white), self.tc_of(white.other())),
+        );
         for port in [Port::A, Port::B] {
             let color = if port == white {
                 Color::White

@@ -23,8 +23,17 @@ impl Referee {
             ("White".into(), cur.name_of(Color::White).to_string()),
             ("Black".into(), cur.name_of(Color::Black).to_string()),
             ("Result".into(), result),
-            ("TimeControl".into(), self.cfg.time_control.to_string()),
         ];
+        // The match's time control (the profile's TimeControl tag); with time odds,
+        // each side's own too, as cutechess-cli names them (longer than an EPD
+        // identifier: such an inform only reaches argus's own clients, as only engines
+        // argus starts get odds).
+        tags.push(("TimeControl".into(), self.cfg.time_control.to_string()));
+        let [white_tc, black_tc] = [cur.white, cur.white.other()].map(|p| self.tc_of(p));
+        if white_tc != black_tc {
+            tags.push(("WhiteTimeControl".into(), white_tc.to_string()));
+            tags.push(("BlackTimeControl".into(), black_tc.to_string()));
+        }
         if *cur.game.start() != Chess::default() {
             tags.push(("SetUp".into(), "1".into()));
             tags.push((

@@ -22,6 +22,7 @@ fn config(tc: &str) -> MatchConfig {
         attended: false,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: WireTiming::default(),
     }
 }
@@ -183,6 +184,44 @@ fn a_time_margin_forgives_an_overshoot_up_to_it_and_no_more() {
     s.input(Input::Timeout { at: ms(65_300) });
     assert_eq!(s.reports.len(), 1);
     assert_eq!(s.reports[0].termination, Termination::TimeForfeit);
+}
+
+#[test]
+fn time_odds_give_each_port_its_own_clock_and_tags() {
+    // Port a (White in the first game) plays at 60 s, port b at 30 s.
+    let mut cfg = config("60");
+    cfg.time_odds = [None, Some("30".parse().unwrap())];
+    let mut s = Script::new(cfg.clone());
+    s.reach_first_respond();
+    let informs: Vec<String> = s
+        .take()
+        .into_iter()
+        .map(|(_, l)| l)
+        .filter(|l| l.contains("refcom inform"))
+        .collect();
+    assert!(
+        informs[0].contains("TimeControl \"60\" WhiteTimeControl \"60\" BlackTimeControl \"30\""),
+        "{informs:?}"
+    );
+    s.drain_all(5100);
+    assert_eq!(s.referee.poll_timeout(), Some(ms(65_100)), "White's 60 s");
+    s.line(Port::A, 6100, &format!("{START} refreq reply; sm e4;"));
+    s.drain_all(6200);
+    assert_eq!(s.referee.poll_timeout(), Some(ms(36_200)), "Black's 30 s");
+    s.input(Input::Timeout { at: ms(36_200) });
+    assert_eq!(s.reports.len(), 1);
+    assert!(
+        s.reports[0].pgn.contains("[BlackTimeControl \"30\"]"),
+        "{}",
+        s.reports[0].pgn
+    );
+
+    // A timed side against an untimed one cannot be played.
+    cfg.time_odds = [None, Some("-".parse().unwrap())];
+    assert!(matches!(
+        Referee::new(cfg),
+        Err(ConfigError::BadOdds { .. })
+    ));
 }
 
 #[test]

@@ -86,6 +86,15 @@ pub struct MatchConfig {
     /// its clock standing at zero before the increment. Zero for both by default.
     #[serde(default, skip_serializing_if = "no_margin")]
     pub time_margin: [Duration; 2],
+    /// A time control of its own for a port's player (time odds, `argus serve`'s
+    /// per-engine `tc=`), instead of `time_control`.
+    #[serde(default, skip_serializing_if = "no_odds")]
+    pub time_odds: [Option<TimeControl>; 2],
+}
+
+/// Whether neither port has a time control of its own.
+fn no_odds(odds: &[Option<TimeControl>; 2]) -> bool {
+    odds.iter().all(Option::is_none)
 }
 
 /// Whether neither port has a time margin (the journals of matches without one stay
@@ -144,6 +153,15 @@ pub enum ConfigError {
         index: usize,
         /// The opening as given.
         fen: String,
+    },
+    /// A port's own time control (time odds) does not go with the other's: one timed
+    /// and one not, or an hourglass (shared sand) against anything but itself.
+    #[error("time odds: {white} against {black} cannot be played (both timed, no hourglass)")]
+    BadOdds {
+        /// Port a's time control.
+        white: String,
+        /// Port b's.
+        black: String,
     },
     /// A duration in the configuration is beyond any a match can use (an edited or
     /// corrupted journal: the command line and event files cannot give one).

@@ -625,6 +625,7 @@ fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
         attended: false,
         hosted: false,
         time_margin: Default::default(),
+        time_odds: Default::default(),
         wire: Default::default(),
     };
     let received: [Arc<Mutex<Vec<u8>>>; 2] = Default::default();

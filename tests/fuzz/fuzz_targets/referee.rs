@@ -135,6 +135,7 @@ fn config(u: &mut Unstructured) -> Result<MatchConfig> {
         // Read last, so that the corpus from before it means what it meant.
         hosted: u.arbitrary().unwrap_or(false),
         time_margin: Default::default(),
+        time_odds: Default::default(),
     })
 }
 
