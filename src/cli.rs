@@ -75,10 +75,11 @@ pub const EXIT_SPRT_INCONCLUSIVE: u8 = 11;
 #[derive(Args)]
 pub struct ServeArgs {
     /// A player: `name=NAME cmd=COMMAND proto=uci|xboard [option.X=V ...]
-    /// [nodes=N|depth=N|movetime=MS] [timemargin=MS] [restarts=N]` (proto=random and no
-    /// cmd: argus's random mover). Give one --engine per player. An engine that crashes
-    /// or stops answering loses its game, unless restarts=N lets it be restarted N times
-    /// a game; timemargin=MS forgives answers up to MS late.
+    /// [nodes=N|depth=N|movetime=MS] [tc=TIMECONTROL] [timemargin=MS] [restarts=N]`
+    /// (proto=random and no cmd: argus's random mover). Give one --engine per player.
+    /// tc= gives the engine a time control of its own (time odds); an engine that
+    /// crashes or stops answering loses its game, unless restarts=N lets it be
+    /// restarted N times a game; timemargin=MS forgives answers up to MS late.
     #[arg(long = "engine", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
     pub engine: Vec<String>,
     /// Words every --engine shares (`timemargin=50 option.Hash=16`); an engine's own
