@@ -7,6 +7,9 @@ pub(super) struct State {
     pub(super) start: Chess,
     pub(super) pos: Chess,
     pub(super) moves: Vec<Move>,
+    /// The id of `moves`' history (see [`Turn::history`]): a new one, never used
+    /// before in the process, whenever they start again.
+    pub(super) history: u64,
     pub(super) time_control: Option<TimeControl>,
     /// Whether the game's `inform` came after its `reset`: without it the client does
     /// not know the time control (nor the names).
@@ -16,6 +19,12 @@ pub(super) struct State {
     pub(super) first_ply: u32,
     /// The time this client has spent on its own moves in this game, by its own watch.
     pub(super) own_used: Duration,
+}
+
+/// A history id never given before in this process (never 0).
+fn new_history() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The ply number of `pos` from its move numbers: 0 at the standard start.
@@ -29,6 +38,7 @@ impl State {
             start: Chess::default(),
             pos: Chess::default(),
             moves: Vec::new(),
+            history: new_history(),
             time_control: None,
             informed: false,
             result: None,
@@ -62,6 +72,7 @@ impl State {
             self.start = pos.clone();
             self.pos = pos;
             self.moves.clear();
+            self.history = new_history();
         }
         if let Some(m) = sm {
             self.pos.play_unchecked(m);

@@ -70,6 +70,10 @@ pub struct Turn<'a> {
     /// The moves from `start` to `position`, so that engines see the history (and so
     /// repetitions).
     pub moves: &'a [Move],
+    /// Which history `moves` are of: two turns with the same nonzero `history` are of
+    /// one game's moves, the later's extending the earlier's, so that an adapter can
+    /// send only the new ones without comparing the whole game again. 0: unknown.
+    pub history: u64,
     /// The clocks; `None` when the game is untimed or its time control is unknown.
     pub clocks: Option<TurnClocks>,
     /// Whether the opponent offered a draw with its last move.
@@ -480,6 +484,7 @@ impl Thinking {
             position: &state.pos,
             start: &state.start,
             moves: &state.moves,
+            history: state.history,
             clocks: self.clocks.clone(),
             draw_offered: self.draw_offered,
         }
@@ -915,6 +920,7 @@ impl Driver<'_> {
                 position: &state.pos,
                 start: &state.start,
                 moves: &state.moves,
+                history: state.history,
                 clocks,
                 draw_offered,
             })
