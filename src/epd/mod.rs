@@ -238,10 +238,31 @@ impl Record {
     /// made large enough for a usual record at once rather than grown as it is
     /// written.
     pub fn to_line(&self) -> String {
-        use fmt::Write as _;
         let mut line = String::with_capacity(256);
-        let _ = write!(line, "{self}");
+        self.append_to(&mut line);
         line
+    }
+
+    /// Appends the record's text, as [`fmt::Display`] writes it, to `out`: the
+    /// position, operation names and the operands that are text copied as they are,
+    /// not a character at a time through a formatter (a record is written for every
+    /// reply and every respond).
+    pub fn append_to(&self, out: &mut String) {
+        self.position.append_to_string(out);
+        let mut append = |op: &Operation| {
+            out.push(' ');
+            out.push_str(&op.opcode);
+            for operand in &op.operands {
+                out.push(' ');
+                operand.append_to(out);
+            }
+            out.push(';');
+        };
+        if self.operations.is_sorted_by(|a, b| a.opcode <= b.opcode) {
+            self.operations.iter().for_each(&mut append);
+        } else {
+            sorted(&self.operations).into_iter().for_each(append);
+        }
     }
 
     /// Returns the operation with `opcode`, if any.

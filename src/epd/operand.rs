@@ -183,6 +183,24 @@ impl PartialEq for Operand {
     }
 }
 
+impl Operand {
+    /// Appends the operand's text, as [`fmt::Display`] writes it, to `out`.
+    pub fn append_to(&self, out: &mut String) {
+        match self {
+            Operand::Identifier(s) | Operand::Move(s) | Operand::Token(s) => out.push_str(s),
+            Operand::Str(s) => {
+                out.push('"');
+                out.push_str(s);
+                out.push('"');
+            }
+            other => {
+                use fmt::Write as _;
+                let _ = write!(out, "{other}");
+            }
+        }
+    }
+}
+
 impl fmt::Display for Operand {
     /// Writes the canonical text of the operand: strings in double quotes,
     /// integers without a `+`, and floats always with a radix point and never

@@ -835,6 +835,14 @@ proptest! {
     }
 
     #[test]
+    fn a_line_is_what_display_writes(r in record()) {
+        let mut shuffled = r.clone();
+        shuffled.operations.reverse();
+        prop_assert_eq!(r.to_line(), r.to_string());
+        prop_assert_eq!(shuffled.to_line(), shuffled.to_string());
+    }
+
+    #[test]
     fn writing_is_idempotent(r in record()) {
         let written = r.to_string();
         prop_assume!(written.len() <= MAX_RECORD_LEN);
