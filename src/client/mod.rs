@@ -636,7 +636,7 @@ impl Driver<'_> {
                 } else {
                     self.heard = true;
                 }
-                self.handle(&rec, received.at)
+                self.handle(rec, received.at)
             }
             Incoming::Skip => Ok(Next::Continue),
             Incoming::Again(rec) => {
@@ -772,14 +772,14 @@ impl Driver<'_> {
     }
 
     /// Acts on a record that arrived at `arrived`.
-    fn handle(&mut self, rec: &Record, arrived: Instant) -> Result<Next, ClientError> {
+    fn handle(&mut self, rec: Record, arrived: Instant) -> Result<Next, ClientError> {
         match rec.refcom() {
             Some("reset") => {
                 let mut state = State {
                     time_control: self.state.time_control.take(),
                     ..State::new()
                 };
-                if let Err(why) = state.follow(rec) {
+                if let Err(why) = state.follow(&rec) {
                     return self.unreconciled(&why);
                 }
                 state.first_ply = ply(&state.pos);
@@ -795,23 +795,23 @@ impl Driver<'_> {
                 }
             }
             Some("inform") => {
-                self.state.inform(rec);
+                self.state.inform(&rec);
             }
             Some("execute") => {
-                if let Err(why) = self.state.follow(rec) {
+                if let Err(why) = self.state.follow(&rec) {
                     return self.unreconciled(&why);
                 }
             }
             Some("respond") => {
                 // The same respond again as a new record (from a referee without
                 // checksums, whose reply was lost): the same reply goes again.
-                if self.again(rec)? {
+                if self.again(&rec)? {
                     return Ok(Next::Continue);
                 }
                 if !self.state.informed {
                     return self.missed_inform();
                 }
-                if let Err(why) = self.state.follow(rec) {
+                if let Err(why) = self.state.follow(&rec) {
                     return self.unreconciled(&why);
                 }
                 return self.respond(rec, arrived);
@@ -823,7 +823,7 @@ impl Driver<'_> {
                 self.engine.game_over(result.as_deref());
                 log::info!("game concluded: {}", result.as_deref().unwrap_or("*"));
             }
-            Some("fault") => show_fault(rec),
+            Some("fault") => show_fault(&rec),
             Some("disconnect") => {
                 self.stop.fire(StopReason::Disconnect);
                 return Ok(Next::Leave);
@@ -899,12 +899,12 @@ impl Driver<'_> {
 
     /// Answers a respond that arrived at `arrived`; a pollable engine on the
     /// referee's thread only begins its turn here ([`Driver::thought`] answers).
-    fn respond(&mut self, rec: &Record, arrived: Instant) -> Result<Next, ClientError> {
-        let clocks = self.state.clocks(rec);
+    fn respond(&mut self, rec: Record, arrived: Instant) -> Result<Next, ClientError> {
+        let clocks = self.state.clocks(&rec);
         let draw_offered = rec.has("draw_offer");
         if self.local && self.engine.pollable() {
             let thinking = Thinking {
-                rec: rec.clone(),
+                rec,
                 arrived,
                 clocks,
                 draw_offered,
@@ -932,7 +932,7 @@ impl Driver<'_> {
     /// thought.
     fn thought(
         &mut self,
-        rec: &Record,
+        rec: Record,
         arrived: Instant,
         thought: Result<Decision, EngineError>,
     ) -> Result<Next, ClientError> {
@@ -944,7 +944,7 @@ impl Driver<'_> {
     /// Sends the reply to `rec`.
     fn reply(
         &mut self,
-        rec: &Record,
+        rec: Record,
         thought: Result<Decision, EngineError>,
     ) -> Result<Next, ClientError> {
         if self.stop.is_set() {
@@ -988,7 +988,7 @@ impl Driver<'_> {
         let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one
         // without (an accept or claim the referee may refuse) is asked anew.
-        self.answered = (reply.has("sm") || reply.has("resign")).then(|| (rec.clone(), line));
+        self.answered = (reply.has("sm") || reply.has("resign")).then_some((rec, line));
         Ok(Next::Continue)
     }
 }
