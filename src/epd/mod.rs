@@ -186,7 +186,9 @@ impl Record {
     pub fn new(position: Epd) -> Record {
         Record {
             position,
-            operations: Vec::new(),
+            // A record built to be sent carries a handful of operations: one
+            // allocation holds them, not one for each time the vector would grow.
+            operations: Vec::with_capacity(8),
         }
     }
 
