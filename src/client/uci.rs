@@ -394,7 +394,7 @@ impl Engine for UciEngine {
         if turn.draw_offered {
             log::debug!("UCI engines cannot accept draws: declining by moving");
         }
-        let position = self.position.build(turn).to_string();
+        self.position.build(turn);
         let go = go_command(self.limit, turn.clocks.as_ref());
         let allowance = self.search_allowance(turn);
         let mut thinking = Thinking {
@@ -416,9 +416,15 @@ impl Engine for UciEngine {
         if self.unready {
             // `position` and `go` follow the engine's readyok.
             thinking.deadline = deadline_after(self.timeouts.handshake);
-            thinking.held = Some([position, go]);
+            thinking.held = Some([self.position.line.clone(), go]);
         } else {
-            self.process()?.send_all(&[&position, &go])?;
+            // Sent from the kept command itself: a long game's command is not copied.
+            let position = std::mem::take(&mut self.position.line);
+            let sent = self
+                .process()
+                .and_then(|process| process.send_all(&[&position, &go]));
+            self.position.line = position;
+            sent?;
         }
         self.thinking = Some(thinking);
         Ok(())
