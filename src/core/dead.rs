@@ -2,7 +2,8 @@
 //! of moves (FIDE articles 5.2.2 and 6.9), decided by CHA-Solver (the `chasolver`
 //! crate, after Ambrona's "A Practical Algorithm for Chess Unwinnability", FUN 2022).
 //!
-//! chasolver reads boards of the `chess` crate, so a position goes over as its FEN.
+//! chasolver reads boards of the `chess` crate, so a position goes over as the board its
+//! FEN would give, built square by square.
 //! This module is only that adapter; every answer is chasolver's:
 //!
 //! - [`is_dead`], after every move, asks the fast check (`is_unwinnable_fast`) for both
