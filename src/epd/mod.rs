@@ -260,10 +260,21 @@ impl Record {
             }
             out.push(';');
         };
-        if self.operations.is_sorted_by(|a, b| a.opcode <= b.opcode) {
-            self.operations.iter().for_each(&mut append);
+        let ops = &self.operations;
+        if ops.is_sorted_by(|a, b| a.opcode <= b.opcode) {
+            ops.iter().for_each(&mut append);
+        } else if ops.len() <= 16 {
+            // The order as `sorted` gives it (a stable sort by opcode), kept as indices
+            // on the stack: a record sent every ply needs no vector for it.
+            let mut order = [0u8; 16];
+            for (i, slot) in order.iter_mut().enumerate().take(ops.len()) {
+                *slot = i as u8;
+            }
+            let order = &mut order[..ops.len()];
+            order.sort_by(|&a, &b| ops[usize::from(a)].opcode.cmp(&ops[usize::from(b)].opcode));
+            order.iter().for_each(|&i| append(&ops[usize::from(i)]));
         } else {
-            sorted(&self.operations).into_iter().for_each(append);
+            sorted(ops).into_iter().for_each(append);
         }
     }
 

@@ -840,6 +840,12 @@ proptest! {
         shuffled.operations.reverse();
         prop_assert_eq!(r.to_line(), r.to_string());
         prop_assert_eq!(shuffled.to_line(), shuffled.to_string());
+        // Operations pushed directly, opcodes repeated, in any order.
+        let mut doubled = shuffled.clone();
+        doubled.operations.extend(r.operations.iter().rev().cloned());
+        let third = doubled.operations.len() / 3;
+        doubled.operations.rotate_left(third);
+        prop_assert_eq!(doubled.to_line(), doubled.to_string());
     }
 
     #[test]
