@@ -43,7 +43,13 @@ fn main() -> io::Result<()> {
     };
     let mut out = io::stdout().lock();
     let mut pos = Chess::default();
-    let mut seed: u64 = u64::from(pid) | 1;
+    // INSTANT_UCI_SEED fixes the seed, so that a match's games are the same from one
+    // run to the next (argus's instructions a ply measured before and after a change).
+    let mut seed: u64 = std::env::var("INSTANT_UCI_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u64::from(pid))
+        | 1;
     for line in io::stdin().lock().lines() {
         let line = line?;
         let mut words = line.split_whitespace();

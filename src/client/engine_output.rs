@@ -62,6 +62,8 @@ mod poll {
         partial: Vec<u8>,
         /// Lines read and not yet taken.
         lines: VecDeque<String>,
+        /// What a read reads into: made once, not zeroed again for every read.
+        buf: Box<[u8]>,
         pid: u32,
     }
 
@@ -74,6 +76,7 @@ mod poll {
                 stdout: Some(stdout),
                 partial: Vec::new(),
                 lines: VecDeque::new(),
+                buf: vec![0; 4096].into_boxed_slice(),
                 pid,
             })
         }
@@ -163,7 +166,7 @@ mod poll {
             let Some(stdout) = self.stdout.as_mut() else {
                 return;
             };
-            let mut buf = [0u8; 4096];
+            let mut buf = std::mem::take(&mut self.buf);
             match stdout.read(&mut buf) {
                 Ok(0) => self.end(),
                 Ok(n) => self.split(&buf[..n]),
@@ -177,6 +180,7 @@ mod poll {
                     self.end();
                 }
             }
+            self.buf = buf;
         }
 
         /// The output ended: a last line without its terminator is a line.

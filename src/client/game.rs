@@ -7,6 +7,9 @@ pub(super) struct State {
     pub(super) start: Chess,
     pub(super) pos: Chess,
     pub(super) moves: Vec<Move>,
+    /// The id of `moves`' history (see [`Turn::history`]): a new one, never used
+    /// before in the process, whenever they start again.
+    pub(super) history: u64,
     /// Each side's time control, from `inform`'s `TimeControl` (both), or its
     /// `WhiteTimeControl` and `BlackTimeControl` in a game with time odds.
     pub(super) time_control: ByColor<Option<TimeControl>>,
@@ -20,6 +23,12 @@ pub(super) struct State {
     pub(super) own_used: Duration,
 }
 
+/// A history id never given before in this process (never 0).
+fn new_history() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The ply number of `pos` from its move numbers: 0 at the standard start.
 pub(super) fn ply(pos: &Chess) -> u32 {
     2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black)
@@ -31,6 +40,7 @@ impl State {
             start: Chess::default(),
             pos: Chess::default(),
             moves: Vec::new(),
+            history: new_history(),
             time_control: ByColor::default(),
             informed: false,
             result: None,
@@ -64,6 +74,7 @@ impl State {
             self.start = pos.clone();
             self.pos = pos;
             self.moves.clear();
+            self.history = new_history();
         }
         if let Some(m) = sm {
             self.pos.play_unchecked(m);

@@ -213,6 +213,7 @@ mod tests {
             position: pos,
             start: pos,
             moves: &[],
+            history: 0,
             clocks: None,
             draw_offered: offered,
         }

@@ -156,7 +156,7 @@ impl Driver<'_> {
                 && let Some(thinking) = self.thinking.take()
             {
                 busy = true;
-                if let Next::Leave = self.thought(&thinking.rec, thinking.arrived, thought)? {
+                if let Next::Leave = self.thought(thinking.rec, thinking.arrived, thought)? {
                     return Ok(Step::Left);
                 }
             }

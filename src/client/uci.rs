@@ -394,7 +394,7 @@ impl Engine for UciEngine {
         if turn.draw_offered {
             log::debug!("UCI engines cannot accept draws: declining by moving");
         }
-        let position = self.position.build(turn).to_string();
+        self.position.build(turn);
         let go = go_command(self.limit, turn.clocks.as_ref());
         let allowance = self.search_allowance(turn);
         let mut thinking = Thinking {
@@ -416,9 +416,15 @@ impl Engine for UciEngine {
         if self.unready {
             // `position` and `go` follow the engine's readyok.
             thinking.deadline = deadline_after(self.timeouts.handshake);
-            thinking.held = Some([position, go]);
+            thinking.held = Some([self.position.line.clone(), go]);
         } else {
-            self.process()?.send_all(&[&position, &go])?;
+            // Sent from the kept command itself: a long game's command is not copied.
+            let position = std::mem::take(&mut self.position.line);
+            let sent = self
+                .process()
+                .and_then(|process| process.send_all(&[&position, &go]));
+            self.position.line = position;
+            sent?;
         }
         self.thinking = Some(thinking);
         Ok(())
@@ -520,8 +526,10 @@ fn position_command(turn: &Turn<'_>) -> String {
 struct PositionCommand {
     /// The start the command is from.
     start: Option<Chess>,
-    /// Its moves, and the position they lead to.
-    moves: Vec<Move>,
+    /// The history its moves are of ([`Turn::history`]), how many there are, and the
+    /// position they lead to.
+    history: u64,
+    moves: usize,
     end: Option<Chess>,
     line: String,
 }
@@ -533,7 +541,9 @@ impl PositionCommand {
             .start
             .as_ref()
             .is_some_and(|start| super::game::same(start, turn.start))
-            && turn.moves.starts_with(&self.moves);
+            && turn.history != 0
+            && turn.history == self.history
+            && turn.moves.len() >= self.moves;
         if !extends {
             let fen = |pos: &Chess| Fen::from_position(pos, EnPassantMode::Legal).to_string();
             self.line = if fen(turn.start) == fen(&Chess::default()) {
@@ -543,27 +553,25 @@ impl PositionCommand {
             };
             self.start = Some(turn.start.clone());
             self.end = Some(turn.start.clone());
-            self.moves.clear();
+            self.moves = 0;
+            self.history = turn.history;
         }
         let mut end = self.end.take().unwrap_or_else(|| turn.start.clone());
-        for &m in &turn.moves[self.moves.len()..] {
+        for &m in &turn.moves[self.moves..] {
             if !end.is_legal(m) {
                 self.start = None;
                 break;
             }
             end.play_unchecked(m);
-            self.line.push_str(if self.moves.is_empty() {
-                " moves "
-            } else {
-                " "
-            });
+            self.line
+                .push_str(if self.moves == 0 { " moves " } else { " " });
             // Written in place: no string of its own for every move.
             let _ = write!(
                 self.line,
                 "{}",
                 UciMove::from_move(m, CastlingMode::Standard)
             );
-            self.moves.push(m);
+            self.moves += 1;
         }
         if self.start.is_none() || !super::game::same(&end, turn.position) {
             log::warn!("the game's moves do not lead to its position: sending the position alone");

@@ -2,7 +2,8 @@
 //! of moves (FIDE articles 5.2.2 and 6.9), decided by CHA-Solver (the `chasolver`
 //! crate, after Ambrona's "A Practical Algorithm for Chess Unwinnability", FUN 2022).
 //!
-//! chasolver reads boards of the `chess` crate, so a position goes over as its FEN.
+//! chasolver reads boards of the `chess` crate, so a position goes over as the board its
+//! FEN would give, built square by square.
 //! This module is only that adapter; every answer is chasolver's:
 //!
 //! - [`is_dead`], after every move, asks the fast check (`is_unwinnable_fast`) for both
@@ -14,8 +15,6 @@
 //!   node limit leaves a position undecided.
 //!
 //! Both are deterministic (node limits, no clock), as the core must be for replay.
-
-use std::str::FromStr;
 
 use shakmaty::{Chess, Color, Position};
 
@@ -54,10 +53,53 @@ pub fn can_mate(pos: &Chess, color: Color) -> Option<bool> {
     }
 }
 
-/// The position as a board of the `chess` crate, through its FEN.
+/// The position as a board of the `chess` crate: the board its FEN would give (the
+/// pieces, the side to move, the castling rights and the en passant file only when a
+/// capture is legal), built square by square rather than written and parsed.
 fn to_board(pos: &Chess) -> Option<chess::Board> {
-    let fen = super::fen_text(pos);
-    chess::Board::from_str(&fen).ok()
+    use shakmaty::{CastlingSide, EnPassantMode, Role};
+    let mut builder = chess::BoardBuilder::new();
+    for (sq, piece) in pos.board() {
+        let square = chess::Square::make_square(
+            chess::Rank::from_index(usize::from(sq.rank())),
+            chess::File::from_index(usize::from(sq.file())),
+        );
+        let role = match piece.role {
+            Role::Pawn => chess::Piece::Pawn,
+            Role::Knight => chess::Piece::Knight,
+            Role::Bishop => chess::Piece::Bishop,
+            Role::Rook => chess::Piece::Rook,
+            Role::Queen => chess::Piece::Queen,
+            Role::King => chess::Piece::King,
+        };
+        builder.piece(square, role, to_color(piece.color));
+    }
+    builder.side_to_move(to_color(pos.turn()));
+    for color in Color::ALL {
+        let castles = pos.castles();
+        let rights = match (
+            castles.has(color, CastlingSide::KingSide),
+            castles.has(color, CastlingSide::QueenSide),
+        ) {
+            (true, true) => chess::CastleRights::Both,
+            (true, false) => chess::CastleRights::KingSide,
+            (false, true) => chess::CastleRights::QueenSide,
+            (false, false) => chess::CastleRights::NoRights,
+        };
+        builder.castle_rights(to_color(color), rights);
+    }
+    builder.en_passant(
+        pos.ep_square(EnPassantMode::Legal)
+            .map(|sq| chess::File::from_index(usize::from(sq.file()))),
+    );
+    chess::Board::try_from(&builder).ok()
+}
+
+/// The board as it was made before [`to_board`] built it: through its FEN.
+#[cfg(test)]
+fn to_board_by_fen(pos: &Chess) -> Option<chess::Board> {
+    use std::str::FromStr;
+    chess::Board::from_str(&super::fen_text(pos)).ok()
 }
 
 fn to_color(color: Color) -> chess::Color {
@@ -125,6 +167,32 @@ mod tests {
         let p = pos("8/8/4k3/8/8/3BK3/8/8 b - - 0 1");
         assert!(is_dead(&p));
         assert_eq!(can_mate(&p, Color::White), Some(false));
+    }
+
+    /// The board built square by square is the one the FEN gave, in the positions of
+    /// seeded random games (castling, en passant, promotions, bare kings) and of the
+    /// test set.
+    #[test]
+    fn the_board_is_the_one_its_fen_gives() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut checked = 0;
+        for (_, fen) in POSITIONS {
+            let p = pos(fen);
+            assert_eq!(to_board(&p), to_board_by_fen(&p), "{fen}");
+        }
+        for _ in 0..200 {
+            let mut p = Chess::default();
+            for _ in 0..300 {
+                assert_eq!(to_board(&p), to_board_by_fen(&p));
+                checked += 1;
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(moves[rng.usize(..moves.len())]);
+            }
+        }
+        assert!(checked > 10_000);
     }
 
     #[test]

@@ -28,15 +28,13 @@ use std::fmt;
 
 /// The FEN of `pos` (en passant square only when a capture is legal), written into a
 /// string made large enough at once rather than grown as it is written: after every
-/// move (the move's notice, the dead-position check).
+/// move (the move's notice).
 pub(crate) fn fen_text(pos: &shakmaty::Chess) -> String {
-    use fmt::Write as _;
     let mut text = String::with_capacity(96);
-    let _ = write!(
-        text,
-        "{}",
-        shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
-    );
+    // What its Display writes, without a formatter between each character and the
+    // string.
+    shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+        .append_to_string(&mut text);
     text
 }
 

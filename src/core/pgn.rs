@@ -10,7 +10,7 @@
 //!
 //! The module only builds text: the caller decides where it goes.
 
-use std::{fmt::Write as _, time::Duration};
+use std::time::Duration;
 
 use shakmaty::Color;
 
@@ -121,11 +121,46 @@ pub fn write_game(game: &PgnGame) -> String {
     }
     out.push('\n');
 
-    let words = movetext_words(game, result);
-    for line in fill_lines(&words) {
-        out.push_str(&line);
-        out.push('\n');
+    let mut text = Movetext {
+        out: &mut out,
+        line_chars: 0,
+    };
+    let mut word = String::new();
+    let mut units = Units::default();
+    let mut turn = game.start_turn;
+    let mut fullmove = game.start_fullmove;
+    let mut black_needs_number = true;
+    for m in &game.moves {
+        // A move number indication stays on the line of its move, for readability.
+        word.clear();
+        match turn {
+            Color::White => {
+                push_u128(&mut word, fullmove.into());
+                word.push_str(". ");
+            }
+            Color::Black if black_needs_number => {
+                push_u128(&mut word, fullmove.into());
+                word.push_str("... ");
+            }
+            Color::Black => {}
+        }
+        word.push_str(&m.san);
+        text.word(&word);
+        black_needs_number = false;
+        if let Some(comment) = &m.comment {
+            push_comment(&mut text, &mut units, comment);
+            black_needs_number = true;
+        }
+        if turn == Color::Black {
+            fullmove = fullmove.saturating_add(1);
+        }
+        turn = !turn;
     }
+    if let Some(comment) = &game.final_comment {
+        push_comment(&mut text, &mut units, comment);
+    }
+    text.word(result);
+    text.end();
     out.push('\n');
     out
 }
@@ -164,36 +199,59 @@ fn sanitize_tag_name(name: &str) -> String {
         .collect()
 }
 
-/// Splits the movetext into units that must not be broken across lines: moves with
-/// their move number indications, the result, and the words of comments (some joined,
-/// see [`push_comment`]).
-fn movetext_words(game: &PgnGame, result: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut turn = game.start_turn;
-    let mut fullmove = game.start_fullmove;
-    let mut black_needs_number = true;
-    for m in &game.moves {
-        // A move number indication stays on the line of its move, for readability.
-        words.push(match turn {
-            Color::White => format!("{fullmove}. {}", m.san),
-            Color::Black if black_needs_number => format!("{fullmove}... {}", m.san),
-            Color::Black => m.san.clone(),
-        });
-        black_needs_number = false;
-        if let Some(comment) = &m.comment {
-            push_comment(&mut words, comment);
-            black_needs_number = true;
+/// The movetext as it is written: units that must not be broken across lines (moves
+/// with their move number indications, the result, and the words of comments, some
+/// joined, see [`push_comment`]), filled greedily into lines, separated by single
+/// spaces, so that each line has at most [`MAX_LINE`] characters unless a single unit
+/// is longer. Written straight into the game's text, with no string of its own for
+/// each unit or line.
+struct Movetext<'a> {
+    out: &'a mut String,
+    /// The characters on the line being filled.
+    line_chars: usize,
+}
+
+impl Movetext<'_> {
+    fn word(&mut self, word: &str) {
+        let chars = char_count(word);
+        if self.line_chars > 0 && self.line_chars + 1 + chars > MAX_LINE {
+            self.out.push('\n');
+            self.line_chars = 0;
         }
-        if turn == Color::Black {
-            fullmove = fullmove.saturating_add(1);
+        if self.line_chars > 0 {
+            self.out.push(' ');
+            self.line_chars += 1;
         }
-        turn = !turn;
+        self.out.push_str(word);
+        self.line_chars += chars;
     }
-    if let Some(comment) = &game.final_comment {
-        push_comment(&mut words, comment);
+
+    /// Ends the last line, if it holds anything.
+    fn end(&mut self) {
+        if self.line_chars > 0 {
+            self.out.push('\n');
+            self.line_chars = 0;
+        }
     }
-    words.push(result.to_owned());
-    words
+}
+
+fn char_count(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
+
+/// A comment's units as they are built: their text one after the other in `text`,
+/// each ending where `ends` says. Kept from one comment to the next, so that a game's
+/// comments cost no allocation each.
+#[derive(Default)]
+struct Units {
+    /// The comment with `}` made `)` and control characters made spaces.
+    cleaned: String,
+    text: String,
+    ends: Vec<usize>,
 }
 
 /// Appends a brace comment as units for line filling.
@@ -201,104 +259,138 @@ fn movetext_words(game: &PgnGame, result: &str) -> Vec<String> {
 /// A `[%...]` command that ends within a line's length is kept in one unit, because
 /// some readers expect its parts on one line, and a word starting with `%` is joined to
 /// the word before it, because a line starting with `%` is an escape line.
-fn push_comment(words: &mut Vec<String>, text: &str) {
-    let cleaned: String = text
-        .chars()
-        .map(|c| match c {
-            '}' => ')',
-            c if c.is_control() => ' ',
-            c => c,
-        })
-        .collect();
-    let parts: Vec<&str> = cleaned.split_whitespace().collect();
-    let mut units: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < parts.len() {
-        let mut unit = parts[i].to_owned();
-        i += 1;
-        if unit.starts_with("[%") && !unit.contains(']') {
+fn push_comment(out: &mut Movetext<'_>, units: &mut Units, text: &str) {
+    let Units {
+        cleaned,
+        text: buf,
+        ends,
+    } = units;
+    cleaned.clear();
+    buf.clear();
+    ends.clear();
+    cleaned.extend(text.chars().map(|c| match c {
+        '}' => ')',
+        c if c.is_control() => ' ',
+        c => c,
+    }));
+    // The opening brace goes before the first unit; the units' lengths leave it out.
+    buf.push('{');
+    let mut parts = cleaned.split_whitespace();
+    while let Some(part) = parts.next() {
+        let joins_last = part.starts_with('%') && !ends.is_empty();
+        if joins_last {
+            buf.push(' ');
+        }
+        buf.push_str(part);
+        if part.starts_with("[%") && !part.contains(']') {
             // Join up to the word that closes the command, if that stays short.
-            if let Some(end) = parts[i..].iter().position(|p| p.contains(']')) {
-                let joined = parts[i..=i + end].join(" ");
-                if unit.chars().count() + 1 + joined.chars().count() <= MAX_LINE - 2 {
-                    unit.push(' ');
-                    unit.push_str(&joined);
-                    i += end + 1;
+            let rest = parts.clone();
+            let mut joined_chars = 0;
+            let mut count = 0;
+            let mut closed = false;
+            for p in rest {
+                joined_chars += usize::from(count > 0) + char_count(p);
+                count += 1;
+                if p.contains(']') {
+                    closed = true;
+                    break;
+                }
+            }
+            if closed && char_count(part) + 1 + joined_chars <= MAX_LINE - 2 {
+                for _ in 0..count {
+                    buf.push(' ');
+                    buf.push_str(parts.next().expect("counted"));
                 }
             }
         }
-        match units.last_mut() {
-            Some(last) if unit.starts_with('%') => {
-                last.push(' ');
-                last.push_str(&unit);
-            }
-            _ => units.push(unit),
+        if joins_last {
+            // The unit (all of it, a joined command too) goes onto the one before.
+            *ends.last_mut().expect("a unit before") = buf.len();
+        } else {
+            ends.push(buf.len());
         }
     }
-    match units.as_mut_slice() {
-        [] => words.push("{}".to_owned()),
-        [first, .., last] => {
-            first.insert(0, '{');
-            last.push('}');
-            words.append(&mut units);
-        }
-        [only] => {
-            only.insert(0, '{');
-            only.push('}');
-            words.append(&mut units);
-        }
+    if ends.is_empty() {
+        out.word("{}");
+        return;
+    }
+    buf.push('}');
+    *ends.last_mut().expect("a unit") = buf.len();
+    let mut start = 0;
+    for &end in ends.iter() {
+        out.word(&buf[start..end]);
+        start = end;
     }
 }
 
-/// Fills lines greedily with the units, separated by single spaces, so that each line
-/// has at most [`MAX_LINE`] characters unless a single unit is longer.
-fn fill_lines(words: &[String]) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    let mut line_chars = 0;
-    for word in words {
-        let chars = word.chars().count();
-        if line_chars > 0 && line_chars + 1 + chars > MAX_LINE {
-            lines.push(std::mem::take(&mut line));
-            line_chars = 0;
+/// Appends `n` in decimal.
+fn push_u128(out: &mut String, mut n: u128) {
+    let mut digits = [0u8; 39];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
         }
-        if line_chars > 0 {
-            line.push(' ');
-            line_chars += 1;
-        }
-        line.push_str(word);
-        line_chars += chars;
     }
-    if line_chars > 0 {
-        lines.push(line);
+    out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+}
+
+/// Appends `n` in decimal with at least `width` digits, zeros before.
+fn push_padded(out: &mut String, n: u128, width: usize) {
+    let mut digits = 1;
+    let mut rest = n / 10;
+    while rest > 0 {
+        digits += 1;
+        rest /= 10;
     }
-    lines
+    for _ in digits..width {
+        out.push('0');
+    }
+    push_u128(out, n);
 }
 
 /// Formats a clock reading as `H:MM:SS.t`, truncated to the tenth of a second, as in
 /// `[%clk 0:04:58.1]`.
 pub fn format_clk(d: Duration) -> String {
+    let mut out = String::new();
+    push_clk(&mut out, d);
+    out
+}
+
+fn push_clk(out: &mut String, d: Duration) {
     let tenths = d.as_millis() / 100;
     let (seconds, tenth) = (tenths / 10, tenths % 10);
-    format!(
-        "{}:{:02}:{:02}.{tenth}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
+    push_hms(out, seconds);
+    out.push('.');
+    push_u128(out, tenth);
 }
 
 /// Formats a time taken as `H:MM:SS.mmm`, truncated to the millisecond, as in
 /// `[%emt 0:00:01.850]`.
 pub fn format_emt(d: Duration) -> String {
+    let mut out = String::new();
+    push_emt(&mut out, d);
+    out
+}
+
+fn push_emt(out: &mut String, d: Duration) {
     let millis = d.as_millis();
     let (seconds, milli) = (millis / 1000, millis % 1000);
-    format!(
-        "{}:{:02}:{:02}.{milli:03}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
+    push_hms(out, seconds);
+    out.push('.');
+    push_padded(out, milli, 3);
+}
+
+/// `H:MM:SS` of a number of seconds.
+fn push_hms(out: &mut String, seconds: u128) {
+    push_u128(out, seconds / 3600);
+    out.push(':');
+    push_padded(out, seconds / 60 % 60, 2);
+    out.push(':');
+    push_padded(out, seconds % 60, 2);
 }
 
 /// Builds the comment after a move: the analysis text first when there is any, then
@@ -314,12 +406,17 @@ pub fn move_comment(analysis: Option<&str>, remaining: Option<Duration>, emt: Du
         comment.push(' ');
     }
     if let Some(remaining) = remaining {
-        // Writing to a String cannot fail.
-        let _ = write!(comment, "[%clk {}] ", format_clk(remaining));
+        comment.push_str("[%clk ");
+        push_clk(&mut comment, remaining);
+        comment.push_str("] ");
     }
-    let _ = write!(comment, "[%emt {}]", format_emt(emt));
+    comment.push_str("[%emt ");
+    push_emt(&mut comment, emt);
+    comment.push(']');
     comment
 }
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

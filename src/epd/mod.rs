@@ -186,7 +186,9 @@ impl Record {
     pub fn new(position: Epd) -> Record {
         Record {
             position,
-            operations: Vec::new(),
+            // A record built to be sent carries a handful of operations: one
+            // allocation holds them, not one for each time the vector would grow.
+            operations: Vec::with_capacity(8),
         }
     }
 
@@ -238,10 +240,42 @@ impl Record {
     /// made large enough for a usual record at once rather than grown as it is
     /// written.
     pub fn to_line(&self) -> String {
-        use fmt::Write as _;
         let mut line = String::with_capacity(256);
-        let _ = write!(line, "{self}");
+        self.append_to(&mut line);
         line
+    }
+
+    /// Appends the record's text, as [`fmt::Display`] writes it, to `out`: the
+    /// position, operation names and the operands that are text copied as they are,
+    /// not a character at a time through a formatter (a record is written for every
+    /// reply and every respond).
+    pub fn append_to(&self, out: &mut String) {
+        self.position.append_to_string(out);
+        let mut append = |op: &Operation| {
+            out.push(' ');
+            out.push_str(&op.opcode);
+            for operand in &op.operands {
+                out.push(' ');
+                operand.append_to(out);
+            }
+            out.push(';');
+        };
+        let ops = &self.operations;
+        if ops.is_sorted_by(|a, b| a.opcode <= b.opcode) {
+            ops.iter().for_each(&mut append);
+        } else if ops.len() <= 16 {
+            // The order as `sorted` gives it (a stable sort by opcode), kept as indices
+            // on the stack: a record sent every ply needs no vector for it.
+            let mut order = [0u8; 16];
+            for (i, slot) in order.iter_mut().enumerate().take(ops.len()) {
+                *slot = i as u8;
+            }
+            let order = &mut order[..ops.len()];
+            order.sort_by(|&a, &b| ops[usize::from(a)].opcode.cmp(&ops[usize::from(b)].opcode));
+            order.iter().for_each(|&i| append(&ops[usize::from(i)]));
+        } else {
+            sorted(ops).into_iter().for_each(append);
+        }
     }
 
     /// Returns the operation with `opcode`, if any.

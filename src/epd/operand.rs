@@ -183,6 +183,57 @@ impl PartialEq for Operand {
     }
 }
 
+impl Operand {
+    /// Appends the operand's text, as [`fmt::Display`] writes it, to `out`.
+    pub fn append_to(&self, out: &mut String) {
+        match self {
+            Operand::Identifier(s) | Operand::Move(s) | Operand::Token(s) => out.push_str(s),
+            Operand::Str(s) => {
+                out.push('"');
+                out.push_str(s);
+                out.push('"');
+            }
+            Operand::Integer(i) => {
+                if *i < 0 {
+                    out.push('-');
+                }
+                push_padded(out, i.unsigned_abs(), 1);
+            }
+            Operand::Clock(c) => {
+                let s = u64::from(c.secs);
+                push_padded(out, s / 86_400, 3);
+                out.push(':');
+                push_padded(out, s / 3_600 % 24, 2);
+                out.push(':');
+                push_padded(out, s / 60 % 60, 2);
+                out.push(':');
+                push_padded(out, s % 60, 2);
+            }
+            other => {
+                use fmt::Write as _;
+                let _ = write!(out, "{other}");
+            }
+        }
+    }
+}
+
+/// Appends `n` in decimal, with zeros before it up to `width` digits.
+fn push_padded(out: &mut String, n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut i = digits.len();
+    let mut rest = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let start = i.min(digits.len().saturating_sub(width));
+    out.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
+}
+
 impl fmt::Display for Operand {
     /// Writes the canonical text of the operand: strings in double quotes,
     /// integers without a `+`, and floats always with a radix point and never

@@ -835,6 +835,20 @@ proptest! {
     }
 
     #[test]
+    fn a_line_is_what_display_writes(r in record()) {
+        let mut shuffled = r.clone();
+        shuffled.operations.reverse();
+        prop_assert_eq!(r.to_line(), r.to_string());
+        prop_assert_eq!(shuffled.to_line(), shuffled.to_string());
+        // Operations pushed directly, opcodes repeated, in any order.
+        let mut doubled = shuffled.clone();
+        doubled.operations.extend(r.operations.iter().rev().cloned());
+        let third = doubled.operations.len() / 3;
+        doubled.operations.rotate_left(third);
+        prop_assert_eq!(doubled.to_line(), doubled.to_string());
+    }
+
+    #[test]
     fn writing_is_idempotent(r in record()) {
         let written = r.to_string();
         prop_assume!(written.len() <= MAX_RECORD_LEN);

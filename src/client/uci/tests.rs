@@ -105,6 +105,7 @@ fn turn<'a>(
         position: pos,
         start,
         moves,
+        history: 0,
         clocks,
         draw_offered: false,
     }
@@ -515,39 +516,58 @@ fn stockfish_with_clocks() {
     engine.game_over(Some("1-0"));
 }
 
+/// The turn of `history` (see [`Turn::history`]).
+fn turn_of<'a>(history: u64, start: &'a Chess, pos: &'a Chess, moves: &'a [Move]) -> Turn<'a> {
+    Turn {
+        history,
+        ..turn(start, pos, moves, None)
+    }
+}
+
 #[test]
 fn a_kept_position_command_grows_with_the_game_and_starts_again_for_a_new_one() {
     let std = Chess::default();
     let mut kept = PositionCommand::default();
     let (pos, moves) = play(&std, &["e2e4", "e7e5"]);
     assert_eq!(
-        kept.build(&turn(&std, &pos, &moves, None)),
+        kept.build(&turn_of(1, &std, &pos, &moves)),
         "position startpos moves e2e4 e7e5"
     );
     let (pos, moves) = play(&std, &["e2e4", "e7e5", "g1f3", "b8c6"]);
     assert_eq!(
-        kept.build(&turn(&std, &pos, &moves, None)),
+        kept.build(&turn_of(1, &std, &pos, &moves)),
         "position startpos moves e2e4 e7e5 g1f3 b8c6"
     );
     // The same turn again (its respond sent again).
     assert_eq!(
-        kept.build(&turn(&std, &pos, &moves, None)),
+        kept.build(&turn_of(1, &std, &pos, &moves)),
         "position startpos moves e2e4 e7e5 g1f3 b8c6"
+    );
+    // A new history, as long as the one before: afresh.
+    let (pos, moves) = play(&std, &["d2d4", "d7d5", "c2c4", "e7e6"]);
+    assert_eq!(
+        kept.build(&turn_of(2, &std, &pos, &moves)),
+        "position startpos moves d2d4 d7d5 c2c4 e7e6"
+    );
+    // A history of unknown id is never taken as the one before.
+    assert_eq!(
+        kept.build(&turn_of(0, &std, &pos, &moves)),
+        "position startpos moves d2d4 d7d5 c2c4 e7e6"
     );
     // A new game from the start.
     let (pos, moves) = play(&std, &["d2d4"]);
     assert_eq!(
-        kept.build(&turn(&std, &pos, &moves, None)),
+        kept.build(&turn_of(3, &std, &pos, &moves)),
         "position startpos moves d2d4"
     );
     // Moves that do not lead to the position: the position alone, and then afresh.
     let (other, _) = play(&std, &["c2c4"]);
     assert_eq!(
-        kept.build(&turn(&std, &other, &moves, None)),
+        kept.build(&turn_of(3, &std, &other, &moves)),
         "position fen rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1"
     );
     assert_eq!(
-        kept.build(&turn(&std, &pos, &moves, None)),
+        kept.build(&turn_of(3, &std, &pos, &moves)),
         "position startpos moves d2d4"
     );
 }

@@ -118,6 +118,7 @@ fn turn<'a>(
         position: pos,
         start,
         moves,
+        history: 0,
         clocks,
         draw_offered: false,
     }

@@ -639,3 +639,94 @@ fn round_trips_a_game_from_a_fen_start() {
         replay.play_unchecked(m);
     }
 }
+
+mod same_bytes {
+    //! The writer against the one before it (`super::super::reference`): the same bytes
+    //! for any game, comment and clock.
+    use proptest::prelude::*;
+
+    use super::super::reference;
+    use super::*;
+
+    fn word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("[%clk".to_owned()),
+            Just("[%emt".to_owned()),
+            Just("0:00:01.5]".to_owned()),
+            Just("%x".to_owned()),
+            Just("%".to_owned()),
+            Just("}".to_owned()),
+            Just("a}b".to_owned()),
+            Just("é".to_owned()),
+            Just("\t\n".to_owned()),
+            Just("\u{7}".to_owned()),
+            Just("".to_owned()),
+            "[a-z%\\[\\]{}]{0,12}",
+            "[a-z]{60,90}",
+        ]
+    }
+
+    fn comment() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            (word(), prop_oneof![Just(" "), Just("  "), Just("")]),
+            0..14,
+        )
+        .prop_map(|ws| ws.into_iter().map(|(w, s)| w + s).collect())
+    }
+
+    fn game() -> impl Strategy<Value = PgnGame> {
+        let san = prop_oneof![
+            Just("e4".to_owned()),
+            Just("Nxf7+".to_owned()),
+            Just("exd8=Q#".to_owned()),
+            "[a-h][1-8]"
+        ];
+        let mv =
+            (san, prop::option::of(comment())).prop_map(|(san, comment)| PgnMove { san, comment });
+        let tag = ("[A-Za-z ]{0,8}", "[ -~\u{7}é]{0,10}");
+        (
+            prop::collection::vec(tag, 0..6),
+            any::<bool>(),
+            prop_oneof![Just(1u32), 1u32..200, Just(u32::MAX - 1)],
+            prop::collection::vec(mv, 0..80),
+            prop::option::of(comment()),
+            prop_oneof![Just("1-0"), Just("1/2-1/2"), Just("*"), Just("draw")],
+        )
+            .prop_map(
+                |(tags, black, start_fullmove, moves, final_comment, result)| PgnGame {
+                    tags,
+                    start_turn: if black { Color::Black } else { Color::White },
+                    start_fullmove,
+                    moves,
+                    final_comment,
+                    result: result.to_owned(),
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn games(game in game()) {
+            prop_assert_eq!(write_game(&game), reference::write_game(&game));
+        }
+
+        #[test]
+        fn comments(
+            analysis in prop::option::of(comment()),
+            remaining in prop::option::of(0u64..40_000_000_000),
+            emt in prop_oneof![0u64..10_000, 0u64..40_000_000_000],
+        ) {
+            let (remaining, emt) = (remaining.map(Duration::from_millis), Duration::from_millis(emt));
+            prop_assert_eq!(
+                move_comment(analysis.as_deref(), remaining, emt),
+                reference::move_comment(analysis.as_deref(), remaining, emt)
+            );
+            if let Some(r) = remaining {
+                prop_assert_eq!(format_clk(r), reference::format_clk(r));
+            }
+            prop_assert_eq!(format_emt(emt), reference::format_emt(emt));
+        }
+    }
+}
