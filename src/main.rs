@@ -894,11 +894,27 @@ fn replay_to_engine(args: &ReplayArgs, engine: &str) -> Result<ExitCode> {
     };
     options.eol = args.line.eol;
     options.keep_going = args.keep_going;
-    let (referee_end, client_end) = argus::transport::memory::pair();
+    let (mut referee_end, client_end) = argus::transport::memory::pair();
+    // The recorded `disconnect` is not passed on: it would stop the engine before it
+    // could fail where it failed (the recording's disconnect followed its failure at
+    // once); the client is stopped below, once it has had its time.
+    referee_end.writer = Box::new(WithoutDisconnect(referee_end.writer));
     let stop = client::Stop::new();
+    let ended = std::sync::atomic::AtomicBool::new(false);
     let (report, failed) = std::thread::scope(|scope| {
-        let client = scope.spawn(|| client::run_until(client_end, &mut *engine, &opts, &stop));
+        let client = scope.spawn(|| {
+            let outcome = client::run_until(client_end, &mut *engine, &opts, &stop);
+            ended.store(true, std::sync::atomic::Ordering::SeqCst);
+            outcome
+        });
         let report = live_replay::play(&args.journal, referee_end, &options);
+        // The engine's last turn may still be under way: a failure there is what is
+        // looked for.
+        let grace = std::time::Instant::now() + Duration::from_secs(3);
+        while !ended.load(std::sync::atomic::Ordering::SeqCst) && std::time::Instant::now() < grace
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         stop.fire(client::StopReason::Disconnect);
         let failed = match client.join() {
             Ok(Err(client::ClientError::Engine(e))) => Some(e),
@@ -916,6 +932,22 @@ fn replay_to_engine(args: &ReplayArgs, engine: &str) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// A writer that lets every line through but the referee's `disconnect`.
+struct WithoutDisconnect(Box<dyn Write + Send>);
+
+impl Write for WithoutDisconnect {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.windows(17).any(|w| w == b"refcom disconnect") {
+            return Ok(buf.len());
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
 fn replay_cmd(args: ReplayArgs) -> Result<ExitCode> {
