@@ -88,6 +88,8 @@ pub struct EngineProcess {
     stop: Option<Stop>,
     /// Lines sent while held ([`EngineProcess::hold`]), not yet written.
     held: Option<Vec<u8>>,
+    /// The bytes of one [`EngineProcess::send_all`], kept from one send to the next.
+    out: Vec<u8>,
 }
 
 impl EngineProcess {
@@ -144,6 +146,7 @@ impl EngineProcess {
             killed: false,
             stop: None,
             held: None,
+            out: Vec::new(),
         })
     }
 
@@ -195,12 +198,16 @@ impl EngineProcess {
             }
             return Ok(());
         }
-        let mut bytes = Vec::with_capacity(len);
+        let mut bytes = std::mem::take(&mut self.out);
+        bytes.clear();
+        bytes.reserve(len);
         for line in lines {
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
         }
-        self.write(&bytes)
+        let written = self.write(&bytes);
+        self.out = bytes;
+        written
     }
 
     /// Holds what is sent from now on, to go in one write at the next read (or at

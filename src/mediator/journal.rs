@@ -322,6 +322,8 @@ pub struct Journal {
     len: u64,
     /// The tap, and what it has not been given yet.
     tap: Option<(Box<dyn Tap>, Vec<u8>)>,
+    /// One line's bytes, kept from one line to the next.
+    line: Vec<u8>,
 }
 
 impl Journal {
@@ -344,6 +346,7 @@ impl Journal {
             out: BufWriter::new(file),
             len: 0,
             tap: None,
+            line: Vec::new(),
         })
     }
 
@@ -367,6 +370,7 @@ impl Journal {
             out: BufWriter::new(file),
             len: 0,
             tap: None,
+            line: Vec::new(),
         })
     }
 
@@ -407,12 +411,15 @@ impl Journal {
         };
         match &mut self.tap {
             None => {
-                serde_json::to_writer(&mut self.out, event).map_err(|e| io(io::Error::other(e)))?;
-                self.out.write_all(b"\n").map_err(io)?;
+                self.line.clear();
+                super::journal_json::encode(event, &mut self.line)
+                    .map_err(|e| io(io::Error::other(e)))?;
+                self.line.push(b'\n');
+                self.out.write_all(&self.line).map_err(io)?;
             }
             Some((_, held)) => {
                 let from = held.len();
-                serde_json::to_writer(&mut *held, event).map_err(|e| io(io::Error::other(e)))?;
+                super::journal_json::encode(event, held).map_err(|e| io(io::Error::other(e)))?;
                 held.push(b'\n');
                 self.out.write_all(&held[from..]).map_err(io)?;
                 self.len += (held.len() - from) as u64;

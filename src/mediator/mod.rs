@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod journal;
+mod journal_json;
 pub mod live_replay;
 pub mod standby;
 

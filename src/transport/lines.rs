@@ -34,34 +34,44 @@ impl LineSplitter {
     }
 
     /// Feeds `bytes`, calling `emit` for each line or overlong line they complete.
-    pub fn feed(&mut self, bytes: &[u8], mut emit: impl FnMut(Piece)) {
-        for &b in bytes {
+    pub fn feed(&mut self, mut bytes: &[u8], mut emit: impl FnMut(Piece)) {
+        while let Some(&first) = bytes.first() {
             if self.after_cr {
                 self.after_cr = false;
-                if b == b'\n' {
+                if first == b'\n' {
+                    bytes = &bytes[1..];
                     continue;
                 }
             }
-            match b {
-                b'\n' | b'\r' => {
-                    self.after_cr = b == b'\r';
-                    if let Some(len) = self.overlong.take() {
-                        emit(Piece::Overlong { len });
-                    } else if !self.buf.is_empty() {
-                        emit(Piece::Line(std::mem::take(&mut self.buf)));
-                    }
-                }
-                _ => {
-                    if let Some(len) = &mut self.overlong {
-                        *len += 1;
-                    } else if self.buf.len() == MAX_RECORD_LEN {
-                        self.overlong = Some(self.buf.len() + 1);
-                        self.buf.clear();
-                    } else {
-                        self.buf.push(b);
-                    }
-                }
+            // The bytes up to the next terminator go on the line at once.
+            let end = bytes
+                .iter()
+                .position(|&b| b == b'\n' || b == b'\r')
+                .unwrap_or(bytes.len());
+            self.extend(&bytes[..end]);
+            let Some(&b) = bytes.get(end) else {
+                return;
+            };
+            bytes = &bytes[end + 1..];
+            self.after_cr = b == b'\r';
+            if let Some(len) = self.overlong.take() {
+                emit(Piece::Overlong { len });
+            } else if !self.buf.is_empty() {
+                emit(Piece::Line(std::mem::take(&mut self.buf)));
             }
+        }
+    }
+
+    /// Adds `run` (no terminator in it) to the line waiting: past the limit the line
+    /// is only counted.
+    fn extend(&mut self, run: &[u8]) {
+        if let Some(len) = &mut self.overlong {
+            *len += run.len();
+        } else if self.buf.len() + run.len() > MAX_RECORD_LEN {
+            self.overlong = Some(self.buf.len() + run.len());
+            self.buf.clear();
+        } else {
+            self.buf.extend_from_slice(run);
         }
     }
 
@@ -130,5 +140,65 @@ mod tests {
         assert_eq!(out[2], Piece::Line(b"z".to_vec()));
         let out = split(&[&vec![b'x'; MAX_RECORD_LEN + 1], b"\n"]);
         assert_eq!(out, vec![Piece::Overlong { len: 4096 }]);
+    }
+
+    /// The splitter as it was, a byte at a time: the reference for the one above.
+    fn split_bytewise(chunks: &[Vec<u8>], limit: usize) -> Vec<Piece> {
+        let (mut buf, mut overlong, mut after_cr) = (Vec::new(), None::<usize>, false);
+        let mut out = Vec::new();
+        for &b in chunks.iter().flatten() {
+            if after_cr {
+                after_cr = false;
+                if b == b'\n' {
+                    continue;
+                }
+            }
+            match b {
+                b'\n' | b'\r' => {
+                    after_cr = b == b'\r';
+                    if let Some(len) = overlong.take() {
+                        out.push(Piece::Overlong { len });
+                    } else if !buf.is_empty() {
+                        out.push(Piece::Line(std::mem::take(&mut buf)));
+                    }
+                }
+                _ => {
+                    if let Some(len) = &mut overlong {
+                        *len += 1;
+                    } else if buf.len() == limit {
+                        overlong = Some(buf.len() + 1);
+                        buf.clear();
+                    } else {
+                        buf.push(b);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        #[test]
+        fn runs_split_as_bytes_one_at_a_time(
+            chunks in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::prop_oneof![
+                        // Runs long enough to pass the limit, now and then.
+                        1 => (0usize..2500).prop_map(|n| vec![b'x'; n]),
+                        1 => proptest::strategy::Just(vec![b'\n']),
+                        1 => proptest::strategy::Just(vec![b'\r']),
+                        1 => proptest::num::u8::ANY.prop_map(|b| vec![b]),
+                    ],
+                    0..12,
+                )
+                .prop_map(|parts| parts.concat()),
+                0..6,
+            ),
+        ) {
+            let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+            proptest::prop_assert_eq!(split(&refs), split_bytewise(&chunks, MAX_RECORD_LEN));
+        }
     }
 }
