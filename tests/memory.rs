@@ -141,6 +141,16 @@ fn replaying_and_resuming_a_long_journal_stay_in_bounded_memory() {
     long_journal(&journal, &pgn);
     let size = std::fs::metadata(&journal).unwrap().len();
     assert!(size > 20_000_000, "a long journal: {size} bytes");
+    // What the binary takes doing nothing (its code, mostly: the test's debug build is
+    // over 100 MB and grows with the code), so that the bound is on what the journal
+    // costs, not on the size of the program.
+    let status = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["replay", "--help"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let idle_kb = children_max_rss_kb();
 
     let replayed = dir.path().join("replayed.pgn");
     let status = Command::new(env!("CARGO_BIN_EXE_argus"))
@@ -168,13 +178,13 @@ fn replaying_and_resuming_a_long_journal_stay_in_bounded_memory() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("is over: 6000 of 6000"));
     let both_kb = children_max_rss_kb();
     eprintln!(
-        "journal {} MB: replay peak RSS {} MB, resume and replay peak {} MB",
+        "journal {} MB: idle peak RSS {idle_kb} kB, replay {replay_kb} kB, resume and replay {both_kb} kB",
         size / 1_000_000,
-        replay_kb / 1000,
-        both_kb / 1000
     );
+    // About 5 MB above the idle program for a 26 MB journal (2026-11-26: idle 10.8 MB,
+    // resume and replay 15.8 to 16.1 MB).
     assert!(
-        both_kb < 16_000,
-        "peak RSS {both_kb} kB for a {size}-byte journal"
+        both_kb - idle_kb < 8_000,
+        "peak RSS {both_kb} kB ({idle_kb} kB idle) for a {size}-byte journal"
     );
 }
