@@ -389,19 +389,13 @@ fn crashes_at_its_first_go(
     then: &str,
 ) -> String {
     let engine = dir.join(format!("{name}.sh"));
-    std::fs::write(
+    script(
         &engine,
-        format!(
+        &format!(
             "#!/bin/sh\n[ -e {m} ] && {then}\nwhile read -r l; do case \"$l\" in\n uci) echo 'id name {name}'; echo uciok;;\n isready) echo readyok;;\n go*) touch {m}; exit 3;;\nesac; done\n",
             m = mark.display()
         ),
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&engine)
-        .status()
-        .unwrap();
+    );
     format!("cmd={}", engine.display())
 }
 
@@ -415,12 +409,7 @@ fn ctrl_c_while_a_game_is_being_started_stops_it() {
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let engine = dir.path().join("slow-start.sh");
-    std::fs::write(&engine, "#!/bin/sh\nsleep 1\nexec /usr/games/stockfish\n").unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&engine)
-        .status()
-        .unwrap();
+    script(&engine, "#!/bin/sh\nsleep 1\nexec /usr/games/stockfish\n");
     let out = dir.path().join("event");
     let cmd = format!("cmd={}", engine.display());
     let mut child = spawn(&[
@@ -496,9 +485,9 @@ fn a_stockfish_that_crashes_mid_game_loses_it_and_plays_its_next_game() {
     let dir = tempfile::tempdir().unwrap();
     let mark = dir.path().join("crashed");
     let engine = dir.path().join("crash-at-6th-go.sh");
-    std::fs::write(
+    script(
         &engine,
-        format!(
+        &format!(
             "#!/bin/bash\nn=0\ncoproc SF {{ /usr/games/stockfish; }}\n\
              exec 3<&\"${{SF[0]}}\" 4>&\"${{SF[1]}}\"\ncat <&3 &\n\
              while read -r line; do\n  case \"$line\" in go*) n=$((n+1));\n    \
@@ -506,13 +495,7 @@ fn a_stockfish_that_crashes_mid_game_loses_it_and_plays_its_next_game() {
              echo \"$line\" >&4\ndone\n",
             m = mark.display()
         ),
-    )
-    .unwrap();
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&engine)
-        .status()
-        .unwrap();
+    );
     let cmd = format!("cmd={}", engine.display());
     let out = dir.path().join("event");
     let run = argus(&[
@@ -592,4 +575,12 @@ fn a_stockfish_that_crashes_mid_game_loses_it_and_plays_its_next_game() {
         "{said}{}",
         text(&replay.stderr)
     );
+}
+
+/// Writes the shell script `text` at `path` and makes it executable.
+#[cfg(unix)]
+fn script(path: &std::path::Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }

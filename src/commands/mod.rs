@@ -4,6 +4,7 @@
 pub(crate) mod client;
 pub(crate) mod demo;
 pub(crate) mod observe;
+pub(crate) mod replay;
 pub(crate) mod serve;
 pub(crate) mod serve_console;
 

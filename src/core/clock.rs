@@ -451,9 +451,11 @@ impl Clocks {
         self.margin[color] = margin;
     }
 
-    /// How far past its time `color` may move and not be flagged.
-    pub fn margin(&self, color: Color) -> Duration {
-        self.margin[color]
+    /// How long `color` may take over its move (its clock not running) and not be
+    /// flagged: the time it has left and its margin; `None` when the game is untimed.
+    pub fn allowed(&self, color: Color) -> Option<Duration> {
+        self.remaining(color)
+            .map(|left| left.saturating_add(self.margin[color]))
     }
 
     /// How many of `color`'s moves took longer than the time it had left (forgiven by
@@ -515,6 +517,7 @@ impl Clocks {
         if elapsed > left {
             side.overshoots += 1;
         }
+        // As [`Clocks::allowed`] says.
         let flagged = elapsed > left.saturating_add(margin);
         let used = elapsed.min(left);
         side.remaining = left - used;

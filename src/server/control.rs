@@ -248,8 +248,11 @@ pub(super) fn engine_failed(
     } else {
         crate::core::Port::B
     };
-    let what = e.to_string();
-    let what = what.strip_prefix("engine: ").unwrap_or(&what);
+    use crate::client::EngineError;
+    let what = match e {
+        EngineError::Failed(what) | EngineError::Timeout(what) => what.clone(),
+        other @ (EngineError::Start { .. } | EngineError::Interrupted) => other.to_string(),
+    };
     crate::mediator::Control::Command(Command::Forfeit {
         port,
         reason: Some(format!("{name}'s engine failed: {what}; it loses the game")),

@@ -167,7 +167,7 @@ pub(super) fn play(
         None => None,
     };
     // Stopped while this game was being claimed: it does not begin.
-    if event.stopped.load(std::sync::atomic::Ordering::SeqCst) {
+    if event.stopping() {
         return Ok(None);
     }
     let mut sides = Vec::with_capacity(2);
@@ -178,7 +178,7 @@ pub(super) fn play(
                 let started = match engine.start(seed) {
                     Ok(started) => started,
                     // Stopped while the engine started: the game does not begin.
-                    Err(_) if event.stopped.load(std::sync::atomic::Ordering::SeqCst) => {
+                    Err(_) if event.stopping() => {
                         return Ok(None);
                     }
                     // An engine that cannot be started forfeits its game, and says so.
@@ -288,7 +288,7 @@ pub(super) fn play(
     );
     // The event stopped while this game was being started (its engines starting), before
     // its control was there to be told: it stops now, as the games under way did.
-    if event.stopped.load(std::sync::atomic::Ordering::SeqCst)
+    if event.stopping()
         && let Some(control) = lock(controls).get(&spec.number)
     {
         control.stop();

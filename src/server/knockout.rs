@@ -39,22 +39,11 @@ fn is_batch(line: &serde_json::Value) -> bool {
 /// The results of the journal's lines in their order: a game's number and its result
 /// (None for a game that could not be played).
 fn results(lines: &[serde_json::Value]) -> Vec<(u32, Option<GameResult>)> {
-    let mut out = Vec::new();
-    for line in lines.iter().skip(1) {
-        let Some(number) = line
-            .get("game")
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|n| u32::try_from(n).ok())
-        else {
-            continue;
-        };
-        if line.get("failed").is_some() {
-            out.push((number, None));
-        } else if let Some(result) = line.get("result").and_then(serde_json::Value::as_str) {
-            out.push((number, Some(GameResult::from_pgn(result))));
-        }
-    }
-    out
+    lines
+        .iter()
+        .skip(1)
+        .filter_map(super::resume::game_line)
+        .collect()
 }
 
 /// The knockout of the event whose journal's lines are `lines`, rebuilt; the batches

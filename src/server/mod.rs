@@ -514,12 +514,7 @@ fn run_event(
             "config": cfg,
         }))?;
         if let Some(sw) = &mut state.swiss {
-            games = sw.next_round(cfg, &mut state.standings, 1);
-            journal.write(&serde_json::json!({
-                "round": 1,
-                "pairings": games,
-                "bye": sw.bye,
-            }))?;
+            games = swiss_round(sw, cfg, &mut state.standings, 1, &mut journal)?;
         }
         if let Some(k) = &mut state.knockout {
             let step = k.start();
@@ -739,12 +734,7 @@ fn run_event(
                 let mut queue = lock(&pending);
                 if sw.left == 0 && sw.round < cfg.rounds && !queue.closed {
                     let first = games.len() as u32 + 1;
-                    let next = sw.next_round(cfg, &mut state.standings, first);
-                    journal.write(&serde_json::json!({
-                        "round": sw.round,
-                        "pairings": next,
-                        "bye": sw.bye,
-                    }))?;
+                    let next = swiss_round(sw, cfg, &mut state.standings, first, &mut journal)?;
                     queue.games.extend(next.iter().cloned());
                     games.extend(next);
                 }
@@ -785,6 +775,24 @@ fn run_event(
         sprt: state.sprt,
         knockout: state.knockout,
     })
+}
+
+/// Pairs a Swiss event's next round (its games numbered from `first`) and writes its
+/// pairings and bye to the event's journal, from which a resume pairs no round again.
+fn swiss_round(
+    sw: &mut state::SwissState,
+    cfg: &ServeConfig,
+    standings: &mut Standings,
+    first: u32,
+    journal: &mut EventJournal,
+) -> Result<Vec<GameSpec>, ServeError> {
+    let games = sw.next_round(cfg, standings, first);
+    journal.write(&serde_json::json!({
+        "round": sw.round,
+        "pairings": games,
+        "bye": sw.bye,
+    }))?;
+    Ok(games)
 }
 
 /// The games waiting to begin, and whether more will come (a Swiss event's next round, a
@@ -883,6 +891,11 @@ impl Event<'_> {
             }
             self.registry.wait(Duration::from_millis(200));
         }
+    }
+
+    /// Whether the event stops (Ctrl-C, the console's `stop`, an SPRT bound).
+    pub(super) fn stopping(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
     }
 
     /// Gives a game's remote players back.

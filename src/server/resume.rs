@@ -128,6 +128,20 @@ pub(super) fn time_use_json(time_use: &[crate::core::TimeUse; 2]) -> serde_json:
     )
 }
 
+/// What a line of the event's journal says of a game: its number, and its result
+/// (`None` for a game that could not be played); `None` for a line that is no game's.
+pub(super) fn game_line(line: &serde_json::Value) -> Option<(u32, Option<GameResult>)> {
+    let number = line
+        .get("game")
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())?;
+    if line.get("failed").is_some() {
+        return Some((number, None));
+    }
+    let result = line.get("result").and_then(serde_json::Value::as_str)?;
+    Some((number, Some(GameResult::from_pgn(result))))
+}
+
 /// What an event's journal says happened.
 #[derive(Debug, Default)]
 pub(super) struct Past {
@@ -159,30 +173,27 @@ impl Past {
                 }
                 continue;
             }
-            let Some(number) = line
-                .get("game")
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|n| u32::try_from(n).ok())
-            else {
-                continue;
-            };
-            if line.get("failed").is_some() {
-                past.failed.insert(number);
-            } else if let Some(result) = line.get("result").and_then(|r| r.as_str()) {
-                let termination = line
-                    .get("termination")
-                    .and_then(|t| t.as_str())
-                    .unwrap_or_default()
-                    .to_string();
-                past.results.insert(
-                    number,
-                    PastGame {
-                        result: GameResult::from_pgn(result),
-                        termination,
-                        time_use: time_use_of(line),
-                    },
-                );
-                past.last_recorded = Some(number);
+            match game_line(line) {
+                Some((number, None)) => {
+                    past.failed.insert(number);
+                }
+                Some((number, Some(result))) => {
+                    let termination = line
+                        .get("termination")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or_default()
+                        .to_string();
+                    past.results.insert(
+                        number,
+                        PastGame {
+                            result,
+                            termination,
+                            time_use: time_use_of(line),
+                        },
+                    );
+                    past.last_recorded = Some(number);
+                }
+                None => {}
             }
         }
         past
@@ -262,12 +273,7 @@ pub(super) fn rebuild(
         // Stopped after the last game of a round: the next round is paired now.
         if sw.left == 0 && sw.round < cfg.rounds {
             let first = games.len() as u32 + 1;
-            let next = sw.next_round(cfg, &mut state.standings, first);
-            journal.write(&serde_json::json!({
-                "round": sw.round,
-                "pairings": next,
-                "bye": sw.bye,
-            }))?;
+            let next = super::swiss_round(sw, cfg, &mut state.standings, first, journal)?;
             games.extend(next);
         }
     }

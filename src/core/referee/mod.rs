@@ -392,10 +392,8 @@ impl Referee {
             return None;
         }
         let started = cur.clock_started?;
-        let turn = cur.game.turn();
-        let left = cur.game.clocks().remaining(turn)?;
-        let margin = cur.game.clocks().margin(turn);
-        Some(started.saturating_add(left).saturating_add(margin))
+        let allowed = cur.game.clocks().allowed(cur.game.turn())?;
+        Some(started.saturating_add(allowed))
     }
 
     fn advance(&mut self, at: Duration) {
@@ -528,19 +526,12 @@ impl Referee {
         for name in &mut names {
             name.retain(|c| c != '"');
         }
-        let mut game = Game::with_clocks(
-            start,
-            Clocks::with_odds(self.tc_of(white), self.tc_of(white.other())),
-        );
-        for port in [Port::A, Port::B] {
-            let color = if port == white {
-                Color::White
-            } else {
-                Color::Black
-            };
-            game.clocks_mut()
-                .set_margin(color, self.cfg.time_margin[port.index()]);
-        }
+        // Each side's clock: its player's time control and margin.
+        let black = white.other();
+        let mut clocks = Clocks::with_odds(self.tc_of(white), self.tc_of(black));
+        clocks.set_margin(Color::White, self.cfg.time_margin[white.index()]);
+        clocks.set_margin(Color::Black, self.cfg.time_margin[black.index()]);
+        let game = Game::with_clocks(start, clocks);
         let cur = Current {
             number,
             white,

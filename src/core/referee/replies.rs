@@ -135,12 +135,11 @@ impl Referee {
             Err(e) => return self.infraction(port, format!("plays {e}")),
         };
         let elapsed = at.saturating_sub(cur.clock_started.unwrap_or(at));
-        let margin = cur.game.clocks().margin(color);
         if cur
             .game
             .clocks()
-            .remaining(color)
-            .is_some_and(|left| elapsed > left.saturating_add(margin))
+            .allowed(color)
+            .is_some_and(|allowed| elapsed > allowed)
         {
             // The flag fell before the reply came (a reply judged late, once its
             // respond's drain was reported): the move is too late.
