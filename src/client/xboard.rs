@@ -170,8 +170,9 @@ pub struct Timing {
     /// How long to look for such lines after the move when the engine cannot `ping`.
     pub trailing: Duration,
     /// How long the engine may stay silent after `protover 2` before it gets a burst of
-    /// empty lines, and again between bursts, until it announces a feature. GNU Chess 6
-    /// can deadlock at start-up until more input arrives.
+    /// empty lines, and again between bursts, until it says `feature done=1`. GNU Chess
+    /// 6 can deadlock at start-up, or between its feature lines, until more input
+    /// arrives.
     pub nudge: Duration,
 }
 
@@ -325,14 +326,22 @@ struct Pending {
 struct Sent {
     /// The moves as sent (without any `usermove` prefix).
     moves: Vec<String>,
+    /// Whether the position was set up in edit mode.
+    edit: bool,
 }
 
 impl Sent {
     /// Whether a complaint naming `command` concerns the position set up for the turn.
     fn concerns(&self, command: &str) -> bool {
         let command = command.trim();
+        // Edit mode's lines: `#`, `c`, `.` and a piece on a square (`Ke1`).
+        let edit_line = || {
+            matches!(command, "#" | "c" | ".")
+                || (command.len() == 3 && command.starts_with(['P', 'N', 'B', 'R', 'Q', 'K']))
+        };
         command.starts_with("setboard")
             || command == "edit"
+            || (self.edit && edit_line())
             || command.starts_with("usermove")
             || self.moves.iter().any(|m| m == command)
     }
@@ -426,13 +435,10 @@ impl XboardEngine {
                 }
                 break;
             }
-            // Until the engine announces anything, a burst of empty lines now and then
-            // wakes an engine stuck at start-up (see NUDGE_LINES).
-            let wait = if announced {
-                deadline
-            } else {
-                deadline.min(now + self.timing.nudge)
-            };
+            // While the engine says nothing, a burst of empty lines now and then wakes an
+            // engine stuck at start-up (see NUDGE_LINES); GNU Chess can also stall
+            // between its feature lines, after `feature done=0`, until input arrives.
+            let wait = deadline.min(now + self.timing.nudge);
             match self.process.recv(wait) {
                 Ok(line) => {
                     if let Line::Feature(features) = classify(&line) {
@@ -447,7 +453,7 @@ impl XboardEngine {
                     }
                 }
                 Err(e) if is_timeout(&e) => {
-                    if !announced && Instant::now() < deadline {
+                    if Instant::now() < deadline {
                         self.process.send(&"\n".repeat(NUDGE_LINES - 1))?;
                     }
                 }
@@ -660,6 +666,7 @@ impl XboardEngine {
             };
             self.send_moves(&mut Chess::default(), &[a3], sent)?;
         }
+        sent.edit = true;
         self.process.send("edit")?;
         self.process.send("#")?;
         for color in [Color::White, Color::Black] {

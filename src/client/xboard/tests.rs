@@ -877,3 +877,39 @@ fn a_polled_turn_of_an_engine_that_exits_or_refuses_fails() {
 }
 
 mod board;
+
+/// An engine that stalls between its feature lines until input arrives (as GNU Chess 6
+/// does at start-up) is nudged until `feature done=1`, and its later features count:
+/// here `setboard=1`, without which the adapter would set positions up in edit mode,
+/// which GNU Chess refuses.
+#[test]
+fn an_engine_stalled_between_its_features_is_nudged_to_the_end_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("stalling-engine");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nn=0\nwhile read -r l; do case \"$l\" in\n\
+         protover*) echo 'feature done=0'; echo 'feature ping=1';;\n\
+         ping*) echo \"pong ${l#ping }\";;\n\
+         quit) exit 0;;\n\
+         '') n=$((n+1)); [ $n -eq 1 ] && echo 'feature setboard=1'; [ $n -eq 2 ] && echo 'feature done=1';;\n\
+         esac; done\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .unwrap();
+    let began = Instant::now();
+    let engine = XboardEngine::start_with(script.to_str().unwrap(), &[], None, fast()).unwrap();
+    assert!(
+        engine.features.setboard,
+        "the feature after the stall was taken"
+    );
+    assert!(
+        began.elapsed() < fast().answer,
+        "done=1 came, rather than the wait's end: {:?}",
+        began.elapsed()
+    );
+}
