@@ -22,7 +22,7 @@ use crossbeam_channel::{Receiver, at, never, select};
 use crate::core::supervisor::Command;
 use crate::core::{GameReport, Input, Notice, Output, Port, Referee, Tally};
 use crate::mediator::journal::{Event, Journal, JournalError, Takeover, WrittenGame, micros};
-use crate::transport::{LinkEvent, Opener, PortEvent, Wire};
+use crate::transport::{Gate, LinkEvent, Opener, PortEvent, Wire};
 
 /// One of the two lines the mediator drives.
 pub struct Line {
@@ -396,6 +396,9 @@ pub fn run_with(
         tally = takeover.tally;
     }
     let (events_tx, events) = crossbeam_channel::unbounded::<PortEvent>();
+    // Every line is stamped behind this gate, which the loop passes before it feeds an
+    // input of its own moment (a timeout, a command): see `settle!`.
+    let gate = Gate::default();
     let mut links = Vec::with_capacity(2);
     for (line, port) in lines.into_iter().zip(Port::BOTH) {
         records.journal.write(&Event::Open {
@@ -410,6 +413,7 @@ pub fn run_with(
             line.reopen,
             eol.bytes(),
             events_tx.clone(),
+            &gate,
         )
         .map_err(|source| MediatorError::Spawn { port, source })?;
         links.push(link);
@@ -540,6 +544,31 @@ pub fn run_with(
         }))
     };
 
+    // Before an input of the loop's own moment `now` (a timeout, the supervisor's
+    // word): every line stamped before `now` is judged first, so that no flag falls
+    // while a reply stamped before it still waits to be judged. `now` is taken before
+    // the gate is passed: a line stamped before it was handed over by then, and the
+    // core orders what it is given by its stamps (a timer due before an input fires
+    // first, at its own moment).
+    macro_rules! settle {
+        () => {
+            gate.pass();
+            while !over && let Ok(ev) = events.try_recv() {
+                if let Some((input, extra)) = handle_event(ev, records)? {
+                    feed(
+                        &mut referee,
+                        input,
+                        extra,
+                        records,
+                        &mut tally,
+                        &mut over,
+                        &mut stopped,
+                    )?;
+                }
+            }
+        };
+    }
+
     while !over {
         if let Some(local) = local.as_deref_mut() {
             // Everything that is there, in turn: the lines' events, the supervisor,
@@ -565,6 +594,10 @@ pub fn run_with(
                     Ok(message) => {
                         busy = true;
                         let now = stamp(Instant::now());
+                        settle!();
+                        if over {
+                            break;
+                        }
                         if let Some(input) = control_input(Some(message), now, &mut quit) {
                             feed(
                                 &mut referee,
@@ -594,15 +627,19 @@ pub fn run_with(
             let now = Instant::now();
             match referee.poll_timeout() {
                 Some(due) if due <= stamp(now) => {
-                    feed(
-                        &mut referee,
-                        Input::Timeout { at: stamp(now) },
-                        None,
-                        records,
-                        &mut tally,
-                        &mut over,
-                        &mut stopped,
-                    )?;
+                    let now = stamp(now);
+                    settle!();
+                    if !over && referee.poll_timeout().is_some_and(|due| due <= now) {
+                        feed(
+                            &mut referee,
+                            Input::Timeout { at: now },
+                            None,
+                            records,
+                            &mut tally,
+                            &mut over,
+                            &mut stopped,
+                        )?;
+                    }
                 }
                 due => {
                     let tick = now + LOCAL_TICK;
@@ -632,17 +669,16 @@ pub fn run_with(
                     control = never();
                     continue;
                 };
-                feed(&mut referee, input, None, records, &mut tally, &mut over, &mut stopped)?;
+                settle!();
+                if !over {
+                    feed(&mut referee, input, None, records, &mut tally, &mut over, &mut stopped)?;
+                }
             }
             recv(timer) -> _ => {
-                // Lines already stamped come first: a reply that arrived before the
-                // flag fell must be judged on time.
-                while let Ok(ev) = events.try_recv() {
-                    if let Some((input, extra)) = handle_event(ev, records)? {
-                        feed(&mut referee, input, extra, records, &mut tally, &mut over, &mut stopped)?;
-                    }
-                }
+                // Lines stamped before now come first, those still being handed over
+                // too: a reply that arrived before the flag fell is judged on time.
                 let now = stamp(Instant::now());
+                settle!();
                 if !over && referee.poll_timeout().is_some_and(|due| due <= now) {
                     feed(&mut referee, Input::Timeout { at: now }, None, records, &mut tally, &mut over, &mut stopped)?;
                 }
@@ -675,3 +711,6 @@ fn control_input(message: Option<Control>, now: Duration, quit: &mut bool) -> Op
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

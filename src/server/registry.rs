@@ -124,11 +124,13 @@ pub struct Router {
 }
 
 impl Router {
-    /// Hands a stamped line to the player's game; the line back when it is in none.
-    fn deliver(&self, event: LinkEvent) -> Result<(), LinkEvent> {
+    /// Takes the stamp of what was just read and hands the events `lines` makes of it
+    /// to the player's game, behind its mediator's gate
+    /// ([`Gate`](crate::transport::Gate)); those back that no game took.
+    fn stamp(&self, lines: impl FnOnce(Instant) -> Vec<LinkEvent>) -> Vec<LinkEvent> {
         match lock(&self.target).as_ref() {
-            Some(feed) => feed.deliver(event),
-            None => Err(event),
+            Some(feed) => feed.stamp(lines),
+            None => lines(Instant::now()),
         }
     }
 
@@ -489,17 +491,30 @@ impl Registry {
                 Ok(0) => break,
                 Ok(n) => {
                     // The stamp: the bytes have just come off the socket.
-                    let at = Instant::now();
-                    let mut lines = Vec::new();
-                    splitter.feed(&buf[..n], |p| lines.push(p));
-                    let sent = router.sent.load(Ordering::Relaxed);
-                    if second.elapsed() >= Duration::from_secs(1) {
-                        second = std::time::Instant::now();
-                        in_second = 0;
-                        sent_before = sent;
-                    }
-                    in_second += lines.len();
-                    if in_second > FLOOD_LINES + sent.wrapping_sub(sent_before) {
+                    let mut flood = false;
+                    let refused = router.stamp(|at| {
+                        let mut lines = Vec::new();
+                        splitter.feed(&buf[..n], |p| lines.push(p));
+                        let sent = router.sent.load(Ordering::Relaxed);
+                        if second.elapsed() >= Duration::from_secs(1) {
+                            second = std::time::Instant::now();
+                            in_second = 0;
+                            sent_before = sent;
+                        }
+                        in_second += lines.len();
+                        flood = in_second > FLOOD_LINES + sent.wrapping_sub(sent_before);
+                        if flood {
+                            return Vec::new();
+                        }
+                        lines
+                            .into_iter()
+                            .map(|piece| match piece {
+                                Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+                                Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+                            })
+                            .collect()
+                    });
+                    if flood {
                         log::warn!(
                             "{}: more than {FLOOD_LINES} lines in a second it was not asked for, from {}: connection closed",
                             lock(&self.slots)[index].player.name,
@@ -508,12 +523,8 @@ impl Registry {
                         router.close();
                         break;
                     }
-                    for piece in lines {
-                        let event = match piece {
-                            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-                            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-                        };
-                        if let Err(LinkEvent::Line { bytes, .. }) = router.deliver(event) {
+                    for event in refused {
+                        if let LinkEvent::Line { bytes, .. } = event {
                             self.between_games(index, &bytes);
                         }
                     }

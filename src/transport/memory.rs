@@ -21,7 +21,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use super::lines::{LineSplitter, Piece};
 use super::stamped::{self, Feed, StampedLines};
-use super::{Duplex, LinkEvent, PortEvent, READ_TIMEOUT};
+use super::{Duplex, Gate, LinkEvent, PortEvent, READ_TIMEOUT};
 use crate::core::Port;
 
 /// Two ends of one line: what one writes, the other reads.
@@ -164,6 +164,12 @@ impl RefereeEnd {
         self.inbox.attach(port, events);
     }
 
+    /// As [`RefereeEnd::attach`], what the client writes stamped behind the mediator's
+    /// `gate`.
+    pub fn attach_gated(&self, port: Port, events: &Sender<PortEvent>, gate: &Gate) {
+        self.inbox.attach_gated(port, events, gate);
+    }
+
     /// Hands `line` (without terminator) to the client; false once the client has let
     /// go of its end.
     pub fn send(&self, line: &[u8]) -> bool {
@@ -191,17 +197,18 @@ struct DirectWriter {
 
 impl Write for DirectWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let at = Instant::now();
-        let mut closed = false;
-        let feed = &self.feed;
-        self.splitter.feed(buf, |piece| {
-            let event = match piece {
-                Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-                Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-            };
-            closed |= feed.deliver(event).is_err();
+        let splitter = &mut self.splitter;
+        let refused = self.feed.stamp(|at| {
+            let mut events = Vec::new();
+            splitter.feed(buf, |piece| {
+                events.push(match piece {
+                    Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+                    Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+                });
+            });
+            events
         });
-        if closed {
+        if !refused.is_empty() {
             return Err(io::Error::new(
                 io::ErrorKind::BrokenPipe,
                 "the referee is gone",

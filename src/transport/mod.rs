@@ -17,8 +17,8 @@ pub mod stamped;
 pub mod tcp;
 
 use std::io::{self, Read, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -102,6 +102,42 @@ pub struct PortEvent {
     pub event: LinkEvent,
 }
 
+/// The mediator's gate on the stamping of its lines: whoever stamps a line (a line's
+/// reader thread, a connection's router, a client writing to a direct line) takes the
+/// stamp and hands the line to the mediator's channel holding the gate, and the mediator
+/// passes the gate before it lets a flag fall ([`Gate::pass`]). Every line stamped
+/// before the mediator passed is then in its channel: a reader delayed between its stamp
+/// and its hand-over (a busy machine can hold a thread there for many milliseconds)
+/// never makes a reply stamped before the flag arrive after it.
+///
+/// # Examples
+///
+/// ```
+/// use argus::transport::Gate;
+/// let gate = Gate::default();
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// gate.stamp(|at| tx.send(at).unwrap());
+/// gate.pass();
+/// assert!(rx.try_recv().is_ok(), "stamped before the pass: handed over by then");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Gate(Arc<Mutex<()>>);
+
+impl Gate {
+    /// Takes the stamp (now) and runs `f` with it, holding the gate: `f` hands over
+    /// what it stamped.
+    pub fn stamp<T>(&self, f: impl FnOnce(Instant) -> T) -> T {
+        let _held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        f(Instant::now())
+    }
+
+    /// Waits until nobody is between a stamp and its hand-over: every line stamped
+    /// before this call is in the mediator's channel when it returns.
+    pub fn pass(&self) {
+        drop(self.0.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+}
+
 /// How long a reader waits in one read before it looks at the stop flag again.
 pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
 /// How long part of a line may wait for more bytes before it is taken as a whole line
@@ -165,6 +201,7 @@ impl Link {
         reopen: Option<Opener>,
         eol: &'static [u8],
         events: Sender<PortEvent>,
+        gate: &Gate,
     ) -> io::Result<Link> {
         match wire {
             Wire::Bytes(duplex) => {
@@ -177,6 +214,7 @@ impl Link {
                     reopen,
                     eol,
                     events,
+                    gate,
                 )
             }
             Wire::Stamped(stamped::Stamped { lines, writer }) => Link::spawn(
@@ -187,15 +225,22 @@ impl Link {
                 reopen,
                 eol,
                 events,
+                gate,
             ),
-            Wire::Direct(end) => Ok(Link::direct(port, end, events)),
+            Wire::Direct(end) => Ok(Link::direct(port, end, events, gate)),
         }
     }
 
     /// An in-process line: what the client writes reaches `events` as it writes it, and
-    /// each line sent is handed to the client and reported drained at once.
-    pub fn direct(port: Port, end: memory::RefereeEnd, events: Sender<PortEvent>) -> Link {
-        end.attach(port, &events);
+    /// each line sent is handed to the client and reported drained at once. The client
+    /// stamps what it writes behind `gate`.
+    pub fn direct(
+        port: Port,
+        end: memory::RefereeEnd,
+        events: Sender<PortEvent>,
+        gate: &Gate,
+    ) -> Link {
+        end.attach_gated(port, &events, gate);
         Link {
             direct: Some((end, port, events)),
             lines: None,
@@ -207,7 +252,9 @@ impl Link {
 
     /// Starts the threads of `port`'s line. `name` names the threads
     /// (`argus-{name}-rx`, `argus-{name}-tx`); `eol` ends every line written;
-    /// `reopen`, when given, is tried every [`REOPEN_INTERVAL`] after a failure.
+    /// `reopen`, when given, is tried every [`REOPEN_INTERVAL`] after a failure; lines
+    /// are stamped behind `gate`.
+    #[allow(clippy::too_many_arguments)]
     fn spawn(
         port: Port,
         name: &str,
@@ -216,6 +263,7 @@ impl Link {
         reopen: Option<Opener>,
         eol: &'static [u8],
         events: Sender<PortEvent>,
+        gate: &Gate,
     ) -> io::Result<Link> {
         let stop = Arc::new(AtomicBool::new(false));
         let down = Arc::new(AtomicBool::new(false));
@@ -226,11 +274,13 @@ impl Link {
 
         let rx = {
             let (stop, down, events) = (stop.clone(), down.clone(), events.clone());
+            let gate = gate.clone();
             thread::Builder::new()
                 .name(format!("argus-{name}-rx"))
                 .spawn(move || {
                     let waits = Waits { stop: &stop, woken };
-                    reader_loop(port, source, reopen, writer_tx, events, &waits, &down);
+                    let line = Inlet { port, events, gate };
+                    reader_loop(line, source, reopen, writer_tx, &waits, &down);
                 })?
         };
         let tx = {
@@ -358,24 +408,33 @@ enum Source {
     Stamped(stamped::StampedLines),
 }
 
+/// Where a reader's lines go: the port's, into the mediator's channel, stamped behind
+/// its gate.
+struct Inlet {
+    port: Port,
+    events: Sender<PortEvent>,
+    gate: Gate,
+}
+
 impl Source {
     /// Starts delivering a stamped line's lines to the mediator.
-    fn attach(&self, port: Port, events: &Sender<PortEvent>) {
+    fn attach(&self, inlet: &Inlet) {
         if let Source::Stamped(lines) = self {
-            lines.attach(port, events);
+            lines.attach_gated(inlet.port, &inlet.events, &inlet.gate);
         }
     }
 }
 
 fn reader_loop(
-    port: Port,
+    inlet: Inlet,
     mut source: Source,
     mut reopen: Option<Opener>,
     writers: Sender<Option<Box<dyn Write + Send>>>,
-    events: Sender<PortEvent>,
     waits: &Waits<'_>,
     down: &AtomicBool,
 ) {
+    let port = inlet.port;
+    let events = &inlet.events;
     let mut splitter = LineSplitter::new();
     let mut buf = vec![0u8; 4096];
     let mut last_byte = Instant::now();
@@ -384,9 +443,9 @@ fn reader_loop(
             Piece::Line(bytes) => LinkEvent::Line { at, bytes },
             Piece::Overlong { len } => LinkEvent::Overlong { at, len },
         };
-        report(&events, port, event);
+        report(events, port, event);
     };
-    source.attach(port, &events);
+    source.attach(&inlet);
     while !waits.stopped() {
         let failure = if down.load(Ordering::SeqCst) {
             Some(io::Error::other("the writer failed"))
@@ -398,9 +457,10 @@ fn reader_loop(
                 Source::Bytes(reader) => match reader.read(&mut buf) {
                     Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
                     Ok(n) => {
-                        let at = Instant::now();
-                        last_byte = at;
-                        splitter.feed(&buf[..n], |piece| emit(piece, at));
+                        inlet.gate.stamp(|at| {
+                            last_byte = at;
+                            splitter.feed(&buf[..n], |piece| emit(piece, at));
+                        });
                         None
                     }
                     Err(e) if is_idle(&e) => {
@@ -421,7 +481,7 @@ fn reader_loop(
             }
         };
         let Some(error) = failure else { continue };
-        mark_down(down, &events, port, &error);
+        mark_down(down, events, port, &error);
         // Let go of the failed line, reader and writer both: serialport opens ports
         // exclusively (TIOCEXCL and flock), so the device could not be opened again by
         // path while an old handle to it is still open.
@@ -464,9 +524,9 @@ fn reader_loop(
             let _ = writers.send(Some(writer));
             down.store(false, Ordering::SeqCst);
             log::info!("port {port}: line back");
-            report(&events, port, LinkEvent::Back { at: Instant::now() });
+            report(events, port, LinkEvent::Back { at: Instant::now() });
             // After `back`: what the new connection sent (its sign_on) follows it.
-            source.attach(port, &events);
+            source.attach(&inlet);
             break;
         }
     }

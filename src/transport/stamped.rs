@@ -8,11 +8,11 @@
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use super::{LinkEvent, PortEvent};
+use super::{Gate, LinkEvent, PortEvent};
 use crate::core::Port;
 
 /// A stamped line: the reading side, which the router feeds ([`Feed`]), and a writer.
@@ -30,6 +30,8 @@ enum Inbox {
     Live {
         port: Port,
         events: Sender<PortEvent>,
+        /// The mediator's gate, behind which the lines are stamped.
+        gate: Gate,
     },
     Closed,
 }
@@ -93,21 +95,49 @@ impl Feed {
                 held.push(event);
                 Ok(())
             }
-            Inbox::Live { port, events } => events
+            Inbox::Live { port, events, .. } => events
                 .send(PortEvent { port: *port, event })
                 .map_err(|e| e.into_inner().event),
             Inbox::Closed => Err(event),
+        }
+    }
+
+    /// Takes the stamp of what was just read and hands over the events `lines` makes
+    /// of it, holding the mediator's gate ([`Gate`]) from before the stamp until they
+    /// are in its channel. Returns those not taken (the game has let go of its end).
+    pub fn stamp(&self, lines: impl FnOnce(Instant) -> Vec<LinkEvent>) -> Vec<LinkEvent> {
+        let gate = match &*lock(&self.inbox) {
+            Inbox::Live { gate, .. } => Some(gate.clone()),
+            Inbox::Waiting(_) | Inbox::Closed => None,
+        };
+        let hand_over = |at| {
+            lines(at)
+                .into_iter()
+                .filter_map(|event| self.deliver(event).err())
+                .collect()
+        };
+        match gate {
+            Some(gate) => gate.stamp(hand_over),
+            // Not attached yet: the mediator has no flag to let fall.
+            None => hand_over(Instant::now()),
         }
     }
 }
 
 impl StampedLines {
     /// From now on the router's lines go to `events` as `port`'s, those it delivered
-    /// before first.
+    /// before first (stamped behind a gate of their own).
     pub fn attach(&self, port: Port, events: &Sender<PortEvent>) {
+        self.attach_gated(port, events, &Gate::default());
+    }
+
+    /// As [`StampedLines::attach`], the lines stamped behind the mediator's `gate`
+    /// ([`Feed::stamp`]).
+    pub fn attach_gated(&self, port: Port, events: &Sender<PortEvent>, gate: &Gate) {
         let live = Inbox::Live {
             port,
             events: events.clone(),
+            gate: gate.clone(),
         };
         if let Inbox::Waiting(held) = std::mem::replace(&mut *lock(&self.inbox), live) {
             for event in held {
