@@ -7,6 +7,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::state::EventState;
 use super::{ServeError, io_err};
@@ -105,6 +106,70 @@ pub(super) fn standings_text(
     text
 }
 
+/// How often at most the standings are rewritten while games end: at a thousand
+/// players each rewrite is megabytes (the crosstable), and rewriting them after every
+/// game took most of the referee's time. The event's end and a stop always write them.
+pub(super) const STANDINGS_EVERY: Duration = Duration::from_secs(3);
+
+/// The standings files of an event, rewritten at most every [`STANDINGS_EVERY`]:
+/// a change is noted, and written at the first [`StandingsFiles::tick`] the interval
+/// allows.
+pub(super) struct StandingsFiles {
+    out: PathBuf,
+    /// When they were last written.
+    last: Option<Instant>,
+    /// Whether the state changed since.
+    changed: bool,
+}
+
+impl StandingsFiles {
+    pub(super) fn new(out: &Path) -> StandingsFiles {
+        StandingsFiles {
+            out: out.to_path_buf(),
+            last: None,
+            changed: false,
+        }
+    }
+
+    /// The standings changed: they are written at the next tick the interval allows.
+    pub(super) fn changed(&mut self) {
+        self.changed = true;
+    }
+
+    /// Whether a change waits to be written and the interval since the last write is
+    /// over, as of `now`.
+    pub(super) fn due(&self, now: Instant) -> bool {
+        self.changed
+            && self
+                .last
+                .is_none_or(|last| now.saturating_duration_since(last) >= STANDINGS_EVERY)
+    }
+
+    /// Writes them if they are due.
+    pub(super) fn tick(
+        &mut self,
+        state: &EventState,
+        live: Option<&Arc<Live>>,
+    ) -> Result<(), ServeError> {
+        if self.due(Instant::now()) {
+            self.write(state, live)?;
+        }
+        Ok(())
+    }
+
+    /// Writes them now.
+    pub(super) fn write(
+        &mut self,
+        state: &EventState,
+        live: Option<&Arc<Live>>,
+    ) -> Result<(), ServeError> {
+        write_standings(&self.out, state, live)?;
+        self.last = Some(Instant::now());
+        self.changed = false;
+        Ok(())
+    }
+}
+
 /// Rewrites `standings.txt` and `standings.json` (each written beside, then renamed
 /// over the old, so that a reader never sees half a file).
 pub(super) fn write_standings(
@@ -141,4 +206,24 @@ pub(super) fn write_standings(
             .map_err(io_err(&path))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_standings_are_written_at_most_every_few_seconds_and_only_when_changed() {
+        let mut files = StandingsFiles::new(Path::new("."));
+        let t0 = Instant::now();
+        assert!(!files.due(t0), "nothing changed");
+        files.changed();
+        assert!(files.due(t0), "the first change is written at once");
+        files.last = Some(t0);
+        files.changed = false;
+        files.changed();
+        assert!(!files.due(t0 + Duration::from_millis(100)));
+        assert!(!files.due(t0 + STANDINGS_EVERY - Duration::from_millis(1)));
+        assert!(files.due(t0 + STANDINGS_EVERY));
+    }
 }

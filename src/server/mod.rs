@@ -35,7 +35,7 @@ pub use entrant::{Entrant, check_players};
 pub use listen::SIGN_ON_WITHIN;
 pub use registry::{RemotePlayer, Seat, TakenBy};
 
-use files::{EventJournal, stem, write_standings};
+use files::{EventJournal, StandingsFiles, stem};
 use game::{game_config, play};
 use outputs::Outputs;
 use registry::{Place, Registry};
@@ -489,7 +489,7 @@ fn run_event(
         played = rebuilt.played;
         under_way = rebuilt.under_way;
         queue_games = rebuilt.queue;
-        write_standings(&cfg.out, &state, live)?;
+        StandingsFiles::new(&cfg.out).write(&state, live)?;
         log::info!(
             "argus serve: resuming {}: {played} game(s) with a result, {} under way, {} to play",
             cfg.out.display(),
@@ -546,6 +546,8 @@ fn run_event(
     let stopping = AtomicBool::new(false);
     let draining = AtomicBool::new(false);
     let sprt_done = AtomicBool::new(decided(&state.sprt));
+    // Rewritten at most every few seconds while games end, and at the end.
+    let mut standings_files = StandingsFiles::new(&cfg.out);
     std::thread::scope(|scope| -> Result<(), ServeError> {
         for worker in 0..cfg.concurrency.max(1) {
             let (pending, msgs_tx, controls, event) =
@@ -568,6 +570,7 @@ fn run_event(
         }
         drop(msgs_tx);
         loop {
+            standings_files.tick(&state, live)?;
             // Seats taken: their names in the event's journal before their players
             // are paired, so that a resumed event has them.
             for (place, seat) in event.registry.seats_to_record() {
@@ -579,6 +582,7 @@ fn run_event(
                     "taken_by": seat.taken,
                 }))?;
                 state.standings.rename(player, &seat.name);
+                standings_files.changed();
                 event.registry.recorded(place);
                 progress(Progress::Seated(player, &seat));
             }
@@ -691,7 +695,7 @@ fn run_event(
                     if cfg.rating_interval > 0 && played % cfg.rating_interval as usize == 0 {
                         progress(Progress::Ratings(played, &state.ratings()));
                     }
-                    write_standings(&cfg.out, &state, live)?;
+                    standings_files.changed();
                 }
                 Msg::Done(_, Ok(None)) => {}
                 Msg::Done(spec, Err(why)) => {
@@ -724,7 +728,7 @@ fn run_event(
                 drop(queue);
                 event.registry.wake();
                 if !step.decided.is_empty() {
-                    write_standings(&cfg.out, &state, live)?;
+                    standings_files.changed();
                 }
             }
             if let Some(sw) = &mut state.swiss
@@ -765,7 +769,7 @@ fn run_event(
             router.close();
         }
     }
-    write_standings(&cfg.out, &state, live)?;
+    standings_files.write(&state, live)?;
     Ok(Summary {
         ratings: state.ratings(),
         standings: state.standings,
