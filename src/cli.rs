@@ -61,6 +61,7 @@ Exit status:
   0    the event is over; with --sprt, H1 accepted (the first engine is elo1 stronger)
   10   --sprt: H0 accepted (it is not elo1 stronger; at most elo0)
   11   --sprt: inconclusive (every game played, no bound reached)
+  12   games not played (they could not begin or failed: the log says which and why)
   130  stopped (Ctrl-C, SIGTERM, the console's stop): go on with --resume DIR
   3    an observer took over (--standby-listen)
   1    an error; 2, a wrong command line";
@@ -70,6 +71,9 @@ pub const EXIT_SPRT_H0: u8 = 10;
 
 /// `argus serve`'s exit status when its SPRT reached no bound with every game played.
 pub const EXIT_SPRT_INCONCLUSIVE: u8 = 11;
+
+/// `argus serve`'s exit status when the event ended with games not played.
+pub const EXIT_NOT_PLAYED: u8 = 12;
 
 // `argus serve`.
 #[derive(Args)]
@@ -120,8 +124,9 @@ pub struct ServeArgs {
     /// Games per pairing in a round, the colours alternating.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     pub games: u32,
-    /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    /// Games played at once (up to 1024; each holds a thread, and its players'
+    /// connections and its journal hold descriptors: see `ulimit -n`).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: u32,
     /// The start positions: `FILE`, or `file=FILE [format=epd|pgn]
     /// [order=sequential|random] [plies=N] [start=N]` as cutechess-cli and fastchess

@@ -2,7 +2,7 @@
 //! TCP.
 
 use super::super::*;
-use argus::cli::{EXIT_SPRT_H0, EXIT_SPRT_INCONCLUSIVE};
+use argus::cli::{EXIT_NOT_PLAYED, EXIT_SPRT_H0, EXIT_SPRT_INCONCLUSIVE};
 
 /// The players of `argus serve` in the order of the command line: each `--engine`
 /// (its words) and each `--player`.
@@ -566,6 +566,21 @@ pub(crate) fn run_serve_as(
         summary.scheduled,
         cfg.out.display()
     );
+    // Never a success with a game not played (it failed: the log says why).
+    if !summary.stopped && summary.played < summary.scheduled {
+        let failed: Vec<String> = summary.failed.iter().map(u32::to_string).collect();
+        let which = if failed.is_empty() {
+            String::new()
+        } else {
+            format!(" (game {})", failed.join(", "))
+        };
+        eprintln!(
+            "argus serve: {} of {} game(s) not played{which}: the log says why (exit status {EXIT_NOT_PLAYED})",
+            summary.scheduled - summary.played,
+            summary.scheduled,
+        );
+        return Ok(ExitCode::from(EXIT_NOT_PLAYED));
+    }
     if let Some(sprt) = &summary.sprt {
         use argus::tournament::SprtDecision;
         match sprt.decision() {

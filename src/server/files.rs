@@ -78,6 +78,40 @@ impl EventJournal {
     }
 }
 
+/// `games.pgn`, held open for the event: appending a game needs no new descriptor,
+/// so that a referee short of them (a thousand connections) still records every game.
+pub(super) struct GamesPgn {
+    path: PathBuf,
+    file: fs::File,
+}
+
+impl GamesPgn {
+    /// Opens (or creates) the file to append to.
+    pub(super) fn open(path: &Path) -> Result<GamesPgn, ServeError> {
+        let file = fs::File::options()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io_err(path))?;
+        Ok(GamesPgn {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// Appends a game; a failure is logged (the game is in the event's journal, from
+    /// which a resume writes it).
+    pub(super) fn append(&mut self, pgn: &str) {
+        let file = &mut self.file;
+        if let Err(e) = file.write_all(pgn.as_bytes()).and_then(|()| file.flush()) {
+            log::error!(
+                "pgn file {}: {e}; the game is in its journal",
+                self.path.display()
+            );
+        }
+    }
+}
+
 /// The standings as text: the table (with the crosstable when `crosstable`), the
 /// SPRT's line, the ratings and a knockout's bracket; what `standings.txt` holds and
 /// `argus serve` prints at its end.
@@ -145,16 +179,15 @@ impl StandingsFiles {
                 .is_none_or(|last| now.saturating_duration_since(last) >= STANDINGS_EVERY)
     }
 
-    /// Writes them if they are due.
-    pub(super) fn tick(
-        &mut self,
-        state: &EventState,
-        live: Option<&Arc<Live>>,
-    ) -> Result<(), ServeError> {
-        if self.due(Instant::now()) {
-            self.write(state, live)?;
+    /// Writes them if they are due. One that cannot be written now (no descriptor
+    /// left, say) is tried again after the interval: the games go on.
+    pub(super) fn tick(&mut self, state: &EventState, live: Option<&Arc<Live>>) {
+        if self.due(Instant::now())
+            && let Err(e) = self.write(state, live)
+        {
+            log::warn!("{e}; tried again in {} s", STANDINGS_EVERY.as_secs());
+            self.last = Some(Instant::now());
         }
-        Ok(())
     }
 
     /// Writes them now.

@@ -139,13 +139,62 @@ enum Side {
 /// (a local engine as an `argus client` session on an in-memory line, a remote player
 /// on its connection), and runs the mediator with the game's own journal. Returns the
 /// game's report (None when the event was stopped during it).
+/// Why a game was not played: what went wrong, and whether it can be tried again (it
+/// never began, for want of a descriptor or a thread: it goes back to the queue).
+#[derive(Debug)]
+pub(super) struct NotPlayed {
+    pub(super) why: String,
+    pub(super) retry: bool,
+}
+
+impl From<String> for NotPlayed {
+    fn from(why: String) -> NotPlayed {
+        NotPlayed { why, retry: false }
+    }
+}
+
+impl NotPlayed {
+    /// A game that could not begin for `e`: tried again when the system was short of
+    /// descriptors, threads or memory, which games that end give back.
+    fn begin(e: &io::Error, why: String) -> NotPlayed {
+        NotPlayed {
+            why,
+            retry: short_of_resources(e),
+        }
+    }
+}
+
+/// Whether `e` says the process or the system is out of descriptors, threads or memory
+/// for now (EMFILE, ENFILE, EAGAIN, ENOMEM).
+pub(super) fn short_of_resources(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        matches!(
+            e.raw_os_error(),
+            Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM)
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        e.kind() == io::ErrorKind::OutOfMemory
+    }
+}
+
+/// A journal error that is the system's error, tried again as [`NotPlayed::begin`].
+fn journal_not_played(e: &journal::JournalError) -> NotPlayed {
+    match e {
+        journal::JournalError::Io { source, .. } => NotPlayed::begin(source, e.to_string()),
+        _ => NotPlayed::from(e.to_string()),
+    }
+}
+
 pub(super) fn play(
     event: &super::Event<'_>,
     spec: &GameSpec,
     controls: &Controls,
     msgs: &Sender<Msg>,
     go_on: bool,
-) -> Result<Option<GameReport>, String> {
+) -> Result<Option<GameReport>, NotPlayed> {
     let cfg = event.cfg;
     let names = event.names();
     let dir = cfg.out.join("games");
@@ -163,7 +212,7 @@ pub(super) fn play(
             let _ = std::fs::remove_file(&journal_path);
             None
         }
-        Some(Err(e)) => return Err(e.to_string()),
+        Some(Err(e)) => return Err(journal_not_played(&e)),
         None => None,
     };
     // Stopped while this game was being claimed: it does not begin.
@@ -185,7 +234,9 @@ pub(super) fn play(
                     Err(e) => {
                         let loser = if i == 0 { Color::White } else { Color::Black };
                         let why = format!("{} could not be started ({e}): forfeit", engine.name);
-                        return forfeit(spec, cfg, &names, loser, &why, &pgn_path).map(Some);
+                        return forfeit(spec, cfg, &names, loser, &why, &pgn_path)
+                            .map(Some)
+                            .map_err(NotPlayed::from);
                     }
                 };
                 let opts = ClientOptions {
@@ -201,17 +252,24 @@ pub(super) fn play(
             (_, Some(index)) => {
                 // A line that cannot be had now is a lost line: the referee waits for
                 // the player to connect again while its clock runs.
-                let wire = event.registry.line(index).unwrap_or_else(|| {
-                    log::warn!(
-                        "{} is not connected at the start of its game",
-                        names[player]
-                    );
-                    closed_line()
-                });
+                let wire = event
+                    .registry
+                    .line(index)
+                    .map_err(|e| {
+                        let why = format!("{}'s connection: {e}", names[player]);
+                        NotPlayed::begin(&e, why)
+                    })?
+                    .unwrap_or_else(|| {
+                        log::warn!(
+                            "{} is not connected at the start of its game",
+                            names[player]
+                        );
+                        closed_line()
+                    });
                 Side::Remote(wire, index)
             }
             (_, None) => {
-                return Err(format!("{} has no place in the registry", names[player]));
+                return Err(format!("{} has no place in the registry", names[player]).into());
             }
         });
     }
@@ -225,7 +283,7 @@ pub(super) fn play(
                 }
             }
             let config = rebuilt.referee.config().clone();
-            let mut journal = Journal::append(&journal_path).map_err(|e| e.to_string())?;
+            let mut journal = Journal::append(&journal_path).map_err(|e| journal_not_played(&e))?;
             if let Some(hub) = event.standby {
                 journal.set_tap(hub.tap());
             }
@@ -234,7 +292,7 @@ pub(super) fn play(
         None => {
             let config = game_config(cfg, &names, spec, hosted);
             let referee = Referee::new(config.clone()).map_err(|e| e.to_string())?;
-            let mut journal = Journal::create(&journal_path).map_err(|e| e.to_string())?;
+            let mut journal = Journal::create(&journal_path).map_err(|e| journal_not_played(&e))?;
             if let Some(hub) = event.standby {
                 journal.set_tap(hub.tap());
             }
@@ -268,10 +326,17 @@ pub(super) fn play(
             .all(|side| matches!(side, Side::Local(engine, _) if engine.pollable()));
     // A local game's thread waits in `poll`: what the event tells it wakes it.
     #[cfg(unix)]
-    let wake = local
-        .then(super::local::wake_pipe)
-        .transpose()
-        .map_err(|e| e.to_string())?;
+    let wake = match local.then(super::local::wake_pipe).transpose() {
+        Ok(wake) => wake,
+        Err(e) => {
+            // Not begun: a new game's journal holds its session line only, and goes.
+            if takeover.is_none() {
+                drop(records);
+                let _ = std::fs::remove_file(&journal_path);
+            }
+            return Err(NotPlayed::begin(&e, format!("the game's wake pipe: {e}")));
+        }
+    };
     lock(controls).insert(
         spec.number,
         super::GameControl {

@@ -35,7 +35,7 @@ pub use entrant::{Entrant, check_players};
 pub use listen::SIGN_ON_WITHIN;
 pub use registry::{RemotePlayer, Seat, TakenBy};
 
-use files::{EventJournal, StandingsFiles, stem};
+use files::{EventJournal, GamesPgn, StandingsFiles, stem};
 use game::{game_config, play};
 use outputs::Outputs;
 use registry::{Place, Registry};
@@ -149,6 +149,8 @@ pub struct Summary {
     pub played: usize,
     /// Games scheduled.
     pub scheduled: usize,
+    /// Games that failed (could not be played; the log says why), by number.
+    pub failed: Vec<u32>,
     /// Whether the event was stopped before its last game (Ctrl-C, the console's
     /// `stop` or `stop after-games`, or the SPRT reaching a bound).
     pub stopped: bool,
@@ -271,7 +273,16 @@ enum Msg {
     Started(GameSpec),
     Notice(u32, Notice),
     Done(GameSpec, Result<Option<GameReport>, String>),
+    /// A game that could not begin for want of descriptors or threads, back in the
+    /// queue (why, and how many times it was tried).
+    Requeued(GameSpec, String, u32),
 }
+
+/// How many times a game that could not begin for want of descriptors or threads is
+/// tried before it fails.
+pub const BEGIN_TRIES: u32 = 20;
+/// How long a worker waits after such a game went back to the queue.
+const RETRY_PAUSE: Duration = Duration::from_millis(500);
 
 /// Runs the event to its end, or until `requests` asks it to stop (the games under way
 /// are then stopped as the serial referee stops: clocks stand, players get `fault`) or
@@ -443,6 +454,7 @@ fn run_event(
         player_of.push(i);
         remote.push(place);
     }
+    raise_descriptor_limit(remote.len(), cfg.concurrency);
     let registry = Registry::new(remote, engines);
     // Set when the event ends: the listener stops.
     let closing = Arc::new(AtomicBool::new(false));
@@ -478,6 +490,7 @@ fn run_event(
     let outputs = Outputs::new(cfg);
     let pgn_path = cfg.out.join("games.pgn");
     let mut played = 0;
+    let mut failed = Vec::new();
     // Games to go on with from their journals (under way when the event stopped).
     let mut under_way = std::collections::HashSet::new();
     let mut journal;
@@ -535,6 +548,7 @@ fn run_event(
     };
     let pending = Mutex::new(Queue {
         games: queue_games,
+        tries: HashMap::new(),
         more: state.more_to_come(cfg),
         under_way: 0,
         closed: false,
@@ -546,6 +560,8 @@ fn run_event(
     let stopping = AtomicBool::new(false);
     let draining = AtomicBool::new(false);
     let sprt_done = AtomicBool::new(decided(&state.sprt));
+    // Opened after a resume has finished what a dead referee owed it.
+    let mut games_pgn = GamesPgn::open(&pgn_path)?;
     // Rewritten at most every few seconds while games end, and at the end.
     let mut standings_files = StandingsFiles::new(&cfg.out);
     std::thread::scope(|scope| -> Result<(), ServeError> {
@@ -562,7 +578,25 @@ fn run_event(
                         let outcome = play(event, &spec, controls, &msgs_tx, go_on);
                         lock(&event.boards).remove(&spec.number);
                         event.release(&spec);
-                        lock(pending).under_way -= 1;
+                        let mut queue = lock(pending);
+                        let tries = queue.tries.get(&spec.number).map_or(1, |t| t + 1);
+                        let outcome = match outcome {
+                            // Not begun for want of descriptors or threads: games that
+                            // end give them back, and it is tried again.
+                            Err(not) if not.retry && tries < BEGIN_TRIES => {
+                                queue.tries.insert(spec.number, tries);
+                                queue.games.push_front(spec.clone());
+                                queue.under_way -= 1;
+                                drop(queue);
+                                event.registry.wake();
+                                let _ = msgs_tx.send(Msg::Requeued(spec, not.why, tries));
+                                std::thread::sleep(RETRY_PAUSE);
+                                continue;
+                            }
+                            outcome => outcome.map_err(|not| not.why),
+                        };
+                        queue.under_way -= 1;
+                        drop(queue);
                         let _ = msgs_tx.send(Msg::Done(spec, outcome));
                     }
                 })
@@ -570,7 +604,7 @@ fn run_event(
         }
         drop(msgs_tx);
         loop {
-            standings_files.tick(&state, live)?;
+            standings_files.tick(&state, live);
             // Seats taken: their names in the event's journal before their players
             // are paired, so that a resumed event has them.
             for (place, seat) in event.registry.seats_to_record() {
@@ -651,6 +685,10 @@ fn run_event(
             };
             match msg {
                 Msg::Started(spec) => progress(Progress::Started(&spec)),
+                Msg::Requeued(spec, why, tries) => log::warn!(
+                    "game {}: {why}: back in the queue (tried {tries} of {BEGIN_TRIES} times)",
+                    spec.number
+                ),
                 Msg::Notice(number, notice) => {
                     if let Some(spec) = games.get(number as usize - 1) {
                         progress(Progress::Notice(spec, &notice));
@@ -673,9 +711,7 @@ fn run_event(
                         "journal": Some(format!("games/{}.jsonl", stem(&spec)))
                             .filter(|j| cfg.out.join(j).exists()),
                     }))?;
-                    if let Err(e) = mediator::append_pgn(&pgn_path, &report.pgn) {
-                        log::error!("{e}; the game is in its journal");
-                    }
+                    games_pgn.append(&report.pgn);
                     outputs.game(&stem(&spec), &report.pgn);
                     let pair_done = state.count(
                         &spec,
@@ -699,6 +735,7 @@ fn run_event(
                 }
                 Msg::Done(_, Ok(None)) => {}
                 Msg::Done(spec, Err(why)) => {
+                    failed.push(spec.number);
                     journal.write(&serde_json::json!({
                         "game": spec.number,
                         "failed": why,
@@ -775,10 +812,42 @@ fn run_event(
         standings: state.standings,
         played,
         scheduled: games.len(),
+        failed,
         stopped,
         sprt: state.sprt,
         knockout: state.knockout,
     })
+}
+
+/// Raises the soft limit on open descriptors to the hard limit (Unix), and says what
+/// it is: each connected player holds three (its socket, the router's and a game's
+/// writer), each game under way its journal and its engines' pipes, and a common default
+/// of 1,024 is short of a thousand players. Returns the limit.
+fn raise_descriptor_limit(remote: usize, concurrency: usize) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let (soft, hard) = rlimit::getrlimit(rlimit::Resource::NOFILE).ok()?;
+        let limit = rlimit::increase_nofile_limit(hard).unwrap_or(soft);
+        if limit > soft {
+            log::info!(
+                "argus serve: up to {limit} open files (the soft limit raised from {soft} to the hard limit)"
+            );
+        } else {
+            log::info!("argus serve: up to {limit} open files");
+        }
+        let wanted = 3 * remote as u64 + 8 * concurrency as u64 + 32;
+        if limit < wanted {
+            log::warn!(
+                "argus serve: up to {limit} open files (ulimit -n), fewer than {wanted} for {remote} players and {concurrency} games at once: games wait for descriptors"
+            );
+        }
+        Some(limit)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (remote, concurrency);
+        None
+    }
 }
 
 /// Pairs a Swiss event's next round (its games numbered from `first`) and writes its
@@ -803,6 +872,8 @@ fn swiss_round(
 /// knockout's next games).
 struct Queue {
     games: VecDeque<GameSpec>,
+    /// How many times each game that went back to the queue was tried.
+    tries: HashMap<u32, u32>,
     more: bool,
     /// Games claimed and not done.
     under_way: usize,

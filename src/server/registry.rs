@@ -327,11 +327,18 @@ impl Registry {
 
     /// The line of player `i` for a game: its connection's lines as its router
     /// stamped them, and writes straight to its socket. None when it is not connected.
-    pub fn line(&self, i: usize) -> Option<Wire> {
+    ///
+    /// # Errors
+    ///
+    /// The system's error when the connection's writer cannot be had (no descriptor
+    /// left).
+    pub fn line(&self, i: usize) -> io::Result<Option<Wire>> {
         let slots = lock(&self.slots);
-        let router = slots[i].router.clone()?;
+        let Some(router) = slots[i].router.clone() else {
+            return Ok(None);
+        };
         drop(slots);
-        game_wire(&router, None).ok()
+        game_wire(&router, None).map(Some)
     }
 
     /// For a game whose line to player `i` was lost: the player's new connection, once
