@@ -32,7 +32,7 @@ fn serve_limited(limit: &str, args: &[&str]) -> Running {
 /// A player in this process: the random mover over TCP, connecting again until the
 /// event disconnects it (the listener may not be up yet, or refuse it for want of a
 /// descriptor).
-fn player(addr: String, name: String, seed: u64) -> std::thread::JoinHandle<()> {
+fn player(addr: String, name: String, seed: u64, think: Duration) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let deadline = Instant::now() + Duration::from_secs(120);
         let opts = ClientOptions {
@@ -43,7 +43,7 @@ fn player(addr: String, name: String, seed: u64) -> std::thread::JoinHandle<()> 
             token: None,
             restarts: None,
         };
-        let mut engine = RandomEngine::new(seed, Duration::from_millis(1));
+        let mut engine = RandomEngine::new(seed, think);
         while Instant::now() < deadline {
             if let Ok(duplex) = argus::transport::tcp::connect(&addr)
                 && client::run(duplex, &mut engine, &opts).is_ok()
@@ -89,7 +89,14 @@ fn short_of_descriptors_every_game_is_played_or_the_exit_says_which_were_not() {
     let players: Vec<_> = names
         .iter()
         .enumerate()
-        .map(|(i, name)| player(addr.clone(), name.clone(), i as u64 + 1))
+        .map(|(i, name)| {
+            player(
+                addr.clone(),
+                name.clone(),
+                i as u64 + 1,
+                Duration::from_millis(1),
+            )
+        })
         .collect();
     let serve = finish(serve, Duration::from_secs(240));
     for p in players {
@@ -151,4 +158,111 @@ fn the_soft_descriptor_limit_is_raised_to_the_hard_one() {
         stderr.contains("the soft limit raised from 64 to the hard limit"),
         "{stderr}"
     );
+}
+
+/// `GET path` from the page at `addr`: the status line and the body (None when the
+/// connection fails).
+fn get(addr: &str, path: &str) -> Option<(String, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut text = String::new();
+    stream.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    Some((head.lines().next()?.to_string(), body.to_string()))
+}
+
+/// Hundreds of idle connections to the audience's page (in a process allowed 256
+/// descriptors) take neither the players' listener nor the page down: the page holds a
+/// bounded number and says 503 to the rest, the players still sign on and play, and
+/// the page answers once the idle connections are gone.
+#[test]
+fn idle_page_connections_take_neither_the_players_nor_the_page_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let http = format!("127.0.0.1:{}", free_port());
+    let serve = serve_limited(
+        "-n 256",
+        &[
+            "serve",
+            "--player",
+            "Ann",
+            "--player",
+            "Bob",
+            "--tc",
+            "60+0.1",
+            "--http",
+            &http,
+            "--listen",
+            &addr,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while get(&http, "/state.json").is_none() {
+        assert!(Instant::now() < deadline, "the page is not served");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // More idle connections than the referee has descriptors.
+    let to: std::net::SocketAddr = http.parse().unwrap();
+    let idle: Vec<std::net::TcpStream> = (0..400)
+        .filter_map(|_| std::net::TcpStream::connect_timeout(&to, Duration::from_secs(1)).ok())
+        .collect();
+    assert!(!idle.is_empty());
+    std::thread::sleep(Duration::from_millis(500));
+    let players: Vec<_> = ["Ann", "Bob"]
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| {
+            player(
+                addr.clone(),
+                name.to_string(),
+                i as u64 + 1,
+                Duration::from_millis(20),
+            )
+        })
+        .collect();
+    // Both signed on: their game's journal names them.
+    let journal = out.join("games/game-0001.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&journal)
+        .is_ok_and(|t| t.contains("\"tcp Ann\"") && t.contains("\"tcp Bob\""))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the players could not sign on beside the idle page connections"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(idle);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match get(&http, "/live.pgn") {
+            Some((status, body)) if status.contains(" 200 ") => {
+                assert!(body.contains("[White \"Ann\"]"), "{body}");
+                break;
+            }
+            answer => assert!(
+                Instant::now() < deadline,
+                "the page no longer answers: {answer:?}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let serve = finish(serve, Duration::from_secs(120));
+    for p in players {
+        let _ = p.join();
+    }
+    let stdout = text(&serve.stdout);
+    assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
+    assert!(stdout.contains("2 of 2 game(s) played"), "{stdout}");
 }

@@ -1,5 +1,5 @@
 //! The audience's page (`--http ADDR`): every game in progress as a board with names,
-//! clocks, last move, result and standings, updated live by server-sent events; one
+//! clocks, last move, result and standings, updated live by server-sent events (served by hand: one request a connection, a thread each, [`MAX_CONNECTIONS`] at most); one
 //! game large with its moves and evaluations; the round's live PGN; and the event
 //! stream itself. Every asset comes from the binary: a club hall has no internet.
 //!
@@ -14,14 +14,13 @@
 //! The event stream sends a `heartbeat` every second, so that a page can tell a feed
 //! that has stopped (the referee killed, the network gone) from a quiet one.
 
-use std::io::{self, Write};
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
-use tiny_http::{Header, Request, Response, Server};
 
 use super::live::{Live, heartbeat};
 use super::pgn::live_pgn;
@@ -30,6 +29,15 @@ use super::pgn::live_pgn;
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How many pages may follow the event stream at once.
 pub const MAX_STREAMS: usize = 64;
+/// How many connections the page holds at once (event streams included), each on a
+/// thread of its own: one beyond them is answered 503 and closed at once, so that the
+/// audience, or a stranger's idle connections, never take the descriptors and threads
+/// the players' games need.
+pub const MAX_CONNECTIONS: usize = 128;
+/// How long a connection may take to send its request.
+pub const REQUEST_WAIT: Duration = Duration::from_secs(5);
+/// The longest request head read.
+const MAX_HEAD: usize = 8192;
 
 const INDEX: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/app.js");
@@ -61,88 +69,194 @@ pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
 
 /// Serves the page on `addr` from a thread of its own, for as long as the process
 /// runs; returns the address it listens on (the port chosen when `addr` gives 0).
+/// Each connection is one request on a thread of its own, [`MAX_CONNECTIONS`] at
+/// most; an error of the listener (no descriptor left) is waited out, never fatal.
 ///
 /// # Errors
 ///
 /// The system's error when the address cannot be bound or a thread started.
 pub fn serve(addr: SocketAddr, live: Arc<Live>, names: Names) -> io::Result<SocketAddr> {
-    let server = Server::http(addr).map_err(|e| io::Error::other(format!("--http {addr}: {e}")))?;
-    let bound = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| io::Error::other("--http: not an IP address"))?;
+    let listener = TcpListener::bind(addr)
+        .map_err(|e| io::Error::new(e.kind(), format!("--http {addr}: {e}")))?;
+    let bound = listener.local_addr()?;
     if !bound.ip().is_loopback() {
         log::warn!(
             "the audience's page is served on {bound}, beyond this machine: anyone who can reach it sees the games"
         );
     }
-    let streams = Arc::new(AtomicUsize::new(0));
+    let page = Arc::new(Page {
+        live,
+        names,
+        open: AtomicUsize::new(0),
+        streams: AtomicUsize::new(0),
+    });
     std::thread::Builder::new()
         .name("argus-http".into())
-        .spawn(move || {
-            for request in server.incoming_requests() {
-                handle(request, &live, &names, &streams);
-            }
-        })?;
+        .spawn(move || accept_loop(&listener, &page))?;
     Ok(bound)
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
+/// What the page's connections share.
+struct Page {
+    live: Arc<Live>,
+    names: Names,
+    /// Connections open.
+    open: AtomicUsize,
+    /// Of them, pages following the event stream.
+    streams: AtomicUsize,
 }
 
-fn text(body: &str, kind: &str) -> Response<io::Cursor<Vec<u8>>> {
-    Response::from_data(body.as_bytes().to_vec())
-        .with_header(header("Content-Type", kind))
-        .with_header(header("Cache-Control", "no-cache"))
+/// Takes connections for as long as the process runs.
+fn accept_loop(listener: &TcpListener, page: &Arc<Page>) {
+    let mut refused = 0u64;
+    let mut errors = 0u64;
+    let mut said = Instant::now();
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                if page.open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+                    page.open.fetch_sub(1, Ordering::SeqCst);
+                    refused += 1;
+                    busy(stream);
+                } else {
+                    let page2 = Arc::clone(page);
+                    let spawned = std::thread::Builder::new()
+                        .name("argus-http-conn".into())
+                        .spawn(move || {
+                            connection(stream, &page2);
+                            page2.open.fetch_sub(1, Ordering::SeqCst);
+                        });
+                    if let Err(e) = spawned {
+                        page.open.fetch_sub(1, Ordering::SeqCst);
+                        log::debug!("the page: no thread for a connection: {e}");
+                        errors += 1;
+                    }
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                // Out of descriptors, say: wait for some to come back.
+                log::debug!("the page: accept: {e}");
+                errors += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        if (refused > 0 || errors > 0) && said.elapsed() >= Duration::from_secs(5) {
+            log::warn!(
+                "the page: {refused} connection(s) refused ({MAX_CONNECTIONS} open at most), {errors} error(s) taking connections, in the last {} s",
+                said.elapsed().as_secs()
+            );
+            (refused, errors, said) = (0, 0, Instant::now());
+        }
+    }
 }
 
-fn handle(request: Request, live: &Arc<Live>, names: &Names, streams: &Arc<AtomicUsize>) {
-    let path = request.url().split('?').next().unwrap_or("/").to_string();
-    let response = match path.as_str() {
-        "/" => text(INDEX, "text/html; charset=utf-8"),
-        p if p.starts_with("/game/") => text(INDEX, "text/html; charset=utf-8"),
-        "/app.js" => text(SCRIPT, "text/javascript; charset=utf-8"),
-        "/style.css" => text(STYLE, "text/css; charset=utf-8"),
-        "/live.pgn" => text(
-            &live_pgn(&live.games(), &names.event, &names.site),
+/// Says 503 to a connection beyond the limit, without waiting for it.
+fn busy(stream: TcpStream) {
+    let _ = stream.set_nonblocking(true);
+    let _ = (&stream).write_all(&response(
+        503,
+        "text/plain",
+        b"too many connections to the page\n",
+    ));
+}
+
+/// A response's bytes: status line, headers, body; the connection closes after it.
+fn response(status: u16, kind: &str, body: &[u8]) -> Vec<u8> {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        _ => "Service Unavailable",
+    };
+    let mut out = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nCache-Control: no-cache\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// Reads a request's head (within [`REQUEST_WAIT`]); its method and path.
+fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
+    let deadline = Instant::now() + REQUEST_WAIT;
+    let mut head = Vec::with_capacity(1024);
+    let mut buf = [0u8; 2048];
+    loop {
+        let left = deadline.checked_duration_since(Instant::now())?;
+        stream
+            .set_read_timeout(Some(left.max(Duration::from_millis(1))))
+            .ok()?;
+        let n = stream.read(&mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        head.extend_from_slice(&buf[..n]);
+        let mut headers = [httparse::EMPTY_HEADER; 32];
+        let mut request = httparse::Request::new(&mut headers);
+        match request.parse(&head) {
+            Ok(httparse::Status::Complete(_)) => {
+                return Some((request.method?.to_string(), request.path?.to_string()));
+            }
+            Ok(httparse::Status::Partial) if head.len() < MAX_HEAD => {}
+            _ => return None,
+        }
+    }
+}
+
+/// One connection: one request, answered, then closed.
+fn connection(mut stream: TcpStream, page: &Page) {
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(10)));
+    let Some((method, target)) = read_request(&mut stream) else {
+        let _ = stream.write_all(&response(400, "text/plain", b"bad request\n"));
+        return;
+    };
+    if method != "GET" && method != "HEAD" {
+        let _ = stream.write_all(&response(405, "text/plain", b"GET only\n"));
+        return;
+    }
+    let path = target.split('?').next().unwrap_or("/");
+    let html = "text/html; charset=utf-8";
+    let (status, kind, body) = match path {
+        "/" => (200, html, INDEX.to_string()),
+        p if p.starts_with("/game/") => (200, html, INDEX.to_string()),
+        "/app.js" => (200, "text/javascript; charset=utf-8", SCRIPT.to_string()),
+        "/style.css" => (200, "text/css; charset=utf-8", STYLE.to_string()),
+        "/live.pgn" => (
+            200,
             "application/x-chess-pgn; charset=utf-8",
+            live_pgn(&page.live.games(), &page.names.event, &page.names.site),
         ),
-        "/state.json" => text(&live.subscribe().0, "application/json"),
+        "/state.json" => (200, "application/json", page.live.subscribe().0),
         "/events" => {
-            if streams.fetch_add(1, Ordering::SeqCst) >= MAX_STREAMS {
-                streams.fetch_sub(1, Ordering::SeqCst);
-                let _ = request.respond(
-                    text("too many pages follow the games\n", "text/plain").with_status_code(503),
-                );
+            if page.streams.fetch_add(1, Ordering::SeqCst) >= MAX_STREAMS {
+                page.streams.fetch_sub(1, Ordering::SeqCst);
+                let body = b"too many pages follow the games\n";
+                let _ = stream.write_all(&response(503, "text/plain", body));
                 return;
             }
-            let (live, streams) = (Arc::clone(live), Arc::clone(streams));
-            let spawned = std::thread::Builder::new()
-                .name("argus-http-events".into())
-                .spawn(move || {
-                    if let Err(e) = stream_events(request, &live) {
-                        log::debug!("a page stopped following the games: {e}");
-                    }
-                    streams.fetch_sub(1, Ordering::SeqCst);
-                });
-            if let Err(e) = spawned {
-                log::warn!("cannot follow a page: {e}");
+            if let Err(e) = stream_events(stream, &page.live) {
+                log::debug!("a page stopped following the games: {e}");
             }
+            page.streams.fetch_sub(1, Ordering::SeqCst);
             return;
         }
-        _ => text("not found\n", "text/plain").with_status_code(404),
+        _ => (404, "text/plain", "not found\n".to_string()),
     };
-    if let Err(e) = request.respond(response) {
+    let mut bytes = response(status, kind, body.as_bytes());
+    if method == "HEAD" {
+        bytes.truncate(bytes.len() - body.len());
+    }
+    if let Err(e) = stream.write_all(&bytes) {
         log::debug!("a page went away: {e}");
     }
 }
 
-/// The event stream: written by hand on the connection (a chunked response would be
-/// held in tiny_http's buffers), ended by closing it.
-fn stream_events(request: Request, live: &Live) -> io::Result<()> {
+/// The event stream, ended by closing the connection.
+fn stream_events(mut out: TcpStream, live: &Live) -> io::Result<()> {
     let (snapshot, updates) = live.subscribe();
-    let mut out = request.into_writer();
     out.write_all(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
           Connection: close\r\nAccess-Control-Allow-Origin: *\r\n\r\nretry: 1000\n\n",
