@@ -3,6 +3,7 @@
 //! event's folder never overwritten; a wrong `--engine` named; Ctrl-C stopping the
 //! event; and real engines (Stockfish, Fairy-Max) through the same adapters.
 
+#[cfg(unix)]
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
