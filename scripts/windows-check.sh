@@ -10,14 +10,15 @@
 # Builds argus.exe and the instant UCI engine (scripts/instant_uci.rs) for Windows with
 # PROFILE (default release; ARGUS_EXE names a ready argus.exe instead), then checks:
 #   1. argus.exe --version and argus.exe ports (the COM ports Wine has);
-#   2. argus.exe client COM12 (a name above COM9) against argus serial on Linux;
+#   2. argus.exe client COM12 (a name above COM9: \\.\COM12) against argus serial on Linux;
 #   3. argus.exe serial COM7 COM6 with Linux clients (Stockfish against the random
 #      mover): its PGN and journal, and `argus replay` of that journal on Linux
 #      reproducing the same PGN (the journal's format is the same on both systems);
-#   4. argus.exe client COM5 with a Windows engine, instant-uci.exe, given as a quoted
+#   4. argus.exe client COM3 with a Windows engine, instant-uci.exe, given as a quoted
 #      path with spaces, so that the engine adapter's process handling runs on Windows;
-#   5. argus.exe cable-test COM8 COM9 on the two ends of one socat null modem.
-# Wine's COM ports are the links dosdevices/comN -> a socat pty. Each step prints its
+#   5. argus.exe cable-test COM8 COM9 on the two ends of one socat null modem, and
+#      argus.exe cable-test COM4 --loopback on a pty that echoes (a loopback plug).
+# These are the Windows commands of docs/club-event.md. Wine's COM ports are socat ptys. Each step prints its
 # time; the script exits non-zero at the first failure, with the logs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -103,12 +104,16 @@ cd "$work"
 # Every null modem and COM port first, then the prefix is started again to read them.
 printf 'REGEDIT4\n\n[HKEY_LOCAL_MACHINE\\Software\\Wine\\Ports]\n' >ports.reg
 for modem in cable one two three four five six; do null_modem $modem; done
+# A loopback plug: what is written to the pty comes back (socat's PIPE).
+socat "pty,raw,echo=0,link=$work/plug" PIPE &
+pids+=($!)
 com 8 cable-a
 com 9 cable-b
 com 12 one-b
 com 7 three-a
 com 6 four-a
-com 5 five-b
+com 3 five-b
+com 4 plug
 wine reg import ports.reg >reg.log 2>&1 || fail "wine reg import ports.reg"
 wineserver -k 2>/dev/null || true
 
@@ -148,10 +153,11 @@ cmp -s three-lf.pgn replayed.pgn || {
   fail "the replay on Linux differs from argus.exe's PGN"
 }
 
-# 4. A Windows engine: argus.exe client runs instant-uci.exe, a path with spaces.
-step "4. argus.exe client COM5 --engine uci:\"...\\instant uci.exe\""
+# 4. A Windows engine: argus.exe client runs instant-uci.exe, a path with spaces, as
+# docs/club-event.md's step 4 runs Stockfish.
+step "4. argus.exe client COM3 --engine \"uci:...\\instant uci.exe\" --name ..."
 engine_path="$(winepath -w "$work/argus engines/instant uci.exe" 2>/dev/null | tr -d '\r')"
-exe client COM5 --engine "uci:\"$engine_path\"" >win-engine.log 2>&1 &
+exe client COM3 --engine "uci:\"$engine_path\"" --name "Instant" >win-engine.log 2>&1 &
 win=$!
 "$linux" client six-b --engine random >linux-client2.log 2>&1 &
 pids+=($!)
@@ -159,10 +165,13 @@ pids+=($!)
   --pgn four.pgn --journal four.jsonl --plain >serial-linux2.log 2>&1 || fail "argus serial against the Windows engine"
 wait "$win" || fail "argus.exe client with instant-uci.exe exited $?"
 [ "$(grep -c '^\[Result "[012]' four.pgn)" = 2 ] || fail "2 games with a result in four.pgn"
-grep -q 'instant-uci' four.pgn || fail "the Windows engine's name in four.pgn"
+grep -q '"Instant"' four.pgn || fail "the Windows engine's name in four.pgn"
 
 # 5. The cable test between two COM ports of one null modem.
-step "5. argus.exe cable-test COM8 COM9"
+step "5. argus.exe cable-test COM8 COM9, argus.exe cable-test COM4 --loopback"
 exe cable-test COM8 COM9 >cable.log 2>&1 || fail "argus.exe cable-test COM8 COM9"
+grep -q 'cable OK' cable.log || fail "cable-test COM8 COM9 did not say cable OK"
+exe cable-test COM4 --loopback >loopback.log 2>&1 || fail "argus.exe cable-test COM4 --loopback"
+grep -q 'cable OK' loopback.log || fail "cable-test COM4 --loopback did not say cable OK"
 
 step "passed: argus.exe under Wine ($(wine --version)) as client, referee, engine host and cable tester"
