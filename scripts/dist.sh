@@ -73,7 +73,7 @@ rm -f "$out/$win.zip"
 (cd "$stage" && zip -qr "$out/$win.zip" "$win")
 
 step "the Debian package"
-cargo deb --no-build --profile "$profile" --output "$out" >/dev/null
+cargo deb --no-build --strip --profile "$profile" --output "$out" >/dev/null
 
 step "done:"
 ls -l "$out"/argus-"$version"-x86_64-linux.tar.gz "$out/$win.zip" "$out"/argus_"$version"*.deb
