@@ -118,6 +118,7 @@ fn a_crowd_that_never_signs_on_keeps_no_listed_player_out() {
     // The crowd: 300 connections held open and opened again as they are closed, from
     // 127.0.0.1 and, where loopback takes them, from 127.0.0.2 to 127.0.0.31.
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (ready, crowd_in) = std::sync::mpsc::channel();
     let crowd = {
         let done = done.clone();
         std::thread::spawn(move || {
@@ -149,6 +150,7 @@ fn a_crowd_that_never_signs_on_keeps_no_listed_player_out() {
             };
             let mut held: Vec<Option<std::net::TcpStream>> = (0..300).map(connect).collect();
             let mut opened = 300usize;
+            let _ = ready.send(held.iter().flatten().count());
             while !done.load(std::sync::atomic::Ordering::SeqCst) {
                 // At most 20 new connections every 50 ms: a flood of 400 a second.
                 let mut again = 0;
@@ -171,7 +173,9 @@ fn a_crowd_that_never_signs_on_keeps_no_listed_player_out() {
             opened
         })
     };
-    std::thread::sleep(Duration::from_secs(1));
+    let first = crowd_in.recv().unwrap();
+    assert!(first >= 290, "the crowd connected: {first}");
+    std::thread::sleep(Duration::from_millis(300));
     let client = |name: &str, token: &str| {
         spawn(&[
             "client",
