@@ -302,3 +302,63 @@ fn listening_on_port_zero_says_the_port_taken() {
     let reset = read_line(&mut ann, Duration::from_secs(20)).unwrap_or_default();
     assert!(reset.contains("refcom reset"), "{reset}");
 }
+
+/// An open event: a stranger takes a seat under a name and leaves. Once it has been
+/// gone 60 s its games are lost by forfeit (docs/supervisor.md), and the event, held
+/// up by them until then, is played to its end.
+#[test]
+fn a_seat_whose_player_is_gone_for_good_forfeits_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--seats",
+        "2",
+        "--engine",
+        "name=Engine",
+        "movetime=20",
+        "--games",
+        "1",
+        "--tc",
+        "20+0.1",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut eve = first_connection(&addr);
+    writeln!(eve, "{START} refreq sign_on; tcsi \"x\" \"Eve\";").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    drop(eve);
+    let ann = spawn(&[
+        "client",
+        "--connect",
+        &addr,
+        "--engine",
+        "random",
+        "--name",
+        "Ann",
+    ]);
+    let serve = finish(serve, Duration::from_secs(150));
+    let stdout = text(&serve.stdout);
+    let stderr = text(&serve.stderr);
+    assert!(serve.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("3 of 3 game(s) played"), "{stdout}");
+    assert!(
+        stderr.contains("Eve has been gone for 60 s or more: forfeit"),
+        "{stderr}"
+    );
+    // Eve lost both her games.
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    for game in pgn.split("[Event ").skip(1) {
+        if game.contains("[White \"Eve\"]") {
+            assert!(game.contains("[Result \"0-1\"]"), "{game}");
+        } else if game.contains("[Black \"Eve\"]") {
+            assert!(game.contains("[Result \"1-0\"]"), "{game}");
+        }
+    }
+    assert_eq!(pgn.matches("\"Eve\"]").count(), 2, "{pgn}");
+    let ann = finish(ann, Duration::from_secs(10));
+    assert!(ann.status.success(), "{}", text(&ann.stderr));
+}

@@ -49,6 +49,12 @@ pub const FLOOD_LINES: usize = 100;
 /// does not hold up the event's last word for long, and its game's writer only its game.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a taken seat's player may be gone (no connection) before its games are
+/// given up: from then on each game it is paired in is lost by forfeit, until it
+/// connects again (docs/supervisor.md). A listed player is waited for as long as it
+/// takes, as a free seat is.
+pub const SEAT_GIVEN_UP: Duration = Duration::from_secs(60);
+
 /// A player of the event who connects by itself: `--player NAME[:TOKEN]`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RemotePlayer {
@@ -184,6 +190,9 @@ struct Slot {
     /// Whether the event's journal holds the place's name (a seat taken just now does
     /// not yet): only then is its player paired.
     recorded: bool,
+    /// Since when the place has had no connection (its last one closed; for a seat
+    /// taken before a resume, since the registry began).
+    gone_since: Option<Instant>,
 }
 
 impl Slot {
@@ -198,6 +207,16 @@ impl Slot {
 
     fn is_live(&self) -> bool {
         self.router.as_ref().is_some_and(|r| r.is_alive())
+    }
+
+    /// A seat whose player has been gone [`SEAT_GIVEN_UP`] or longer: it loses the
+    /// games it is paired in by forfeit until its player comes back.
+    fn is_given_up(&self) -> bool {
+        matches!(self.seat, Some((_, Some(_))))
+            && self.live_connection().is_none()
+            && self
+                .gone_since
+                .is_some_and(|at| at.elapsed() >= SEAT_GIVEN_UP)
     }
 
     /// The player's newest connection, if it is open: the one handed to its game, or
@@ -282,6 +301,7 @@ impl Registry {
                             handoff: None,
                             seat,
                             recorded: true,
+                            gone_since: Some(Instant::now()),
                         }
                     })
                     .collect(),
@@ -343,7 +363,7 @@ impl Registry {
     /// did.
     pub fn claim(&self, indices: &[usize]) -> bool {
         let mut slots = lock(&self.slots);
-        let free = |s: &Slot| !s.busy && !s.out && s.recorded && s.is_live();
+        let free = |s: &Slot| !s.busy && (!s.out && s.recorded && s.is_live() || s.is_given_up());
         if !indices.iter().all(|&i| free(&slots[i])) {
             return false;
         }
@@ -351,6 +371,12 @@ impl Registry {
             slots[i].busy = true;
         }
         true
+    }
+
+    /// Whether place `i` is a seat whose player has been gone too long
+    /// ([`SEAT_GIVEN_UP`]): a game it is claimed for is lost by forfeit.
+    pub fn given_up(&self, i: usize) -> bool {
+        lock(&self.slots)[i].is_given_up()
     }
 
     /// Gives player `i` back after its game.
@@ -525,6 +551,7 @@ impl Registry {
         });
         let name = slot.player.name.clone();
         slot.out = false;
+        slot.gone_since = None;
         if let Some(old) = &old {
             log::warn!(
                 "argus serve: {name} signed on again from {peer}: its connection from {} is closed",
@@ -633,11 +660,14 @@ impl Registry {
         router.alive.store(false, Ordering::SeqCst);
         // The game's line reads end of file.
         lock(&router.target).take();
+        let mut slots = lock(&self.slots);
+        slots[index].gone_since = Some(Instant::now());
         log::info!(
             "{}: connection from {} closed",
-            lock(&self.slots)[index].player.name,
+            slots[index].player.name,
             router.peer
         );
+        drop(slots);
         self.changed.notify_all();
     }
 
