@@ -755,4 +755,19 @@ mod tests {
         assert_eq!(RemotePlayer::parse("Bob").unwrap().token, None);
         assert!(RemotePlayer::parse(":x").is_err());
     }
+
+    #[test]
+    fn tokens_match_only_whole_and_refusals_do_not_tell_names_from_tokens() {
+        assert!(token_matches("s3cret", Some("s3cret")));
+        for given in [
+            None,
+            Some(""),
+            Some("s3cre"),
+            Some("s3cret!"),
+            Some("S3cret"),
+        ] {
+            assert!(!token_matches("s3cret", given), "{given:?}");
+        }
+        assert_eq!(not_admitted("Eve").0, "Eve: unknown player or wrong token");
+    }
 }
