@@ -1,6 +1,6 @@
 //! `argus serve`'s connections against a network that dies and a stranger that takes
 //! places (issue #23, section 1): a player whose old connection is still open on the
-//! referee's side gets back in with its token and keeps its game; a crowd of
+//! referee's side gets back in (with its token, or from its own host) and keeps its game; a crowd of
 //! connections that never sign on keeps no listed player out, and its refusals are
 //! counted rather than logged one by one; a line without its terminator ends after 1 s
 //! of silence; `--listen HOST:0` says the port it took.
@@ -29,13 +29,28 @@ fn wait_for(what: &str, limit: Duration, done: impl Fn() -> bool) {
 /// time.
 #[test]
 fn a_player_behind_a_dead_network_signs_on_again_with_its_token_and_keeps_its_game() {
+    behind_a_dead_network(Some("a-secret"));
+}
+
+/// The same for a player without a token: its new connection comes from the host of
+/// the old one, and replaces it.
+#[test]
+fn a_player_without_a_token_behind_a_dead_network_gets_back_from_its_own_host() {
+    behind_a_dead_network(None);
+}
+
+fn behind_a_dead_network(token: Option<&str>) {
     let dir = tempfile::tempdir().unwrap();
+    let player = match token {
+        Some(token) => format!("Ann:{token}"),
+        None => "Ann".to_string(),
+    };
     let out = dir.path().join("event");
     let addr = format!("127.0.0.1:{}", free_port());
     let serve = spawn(&[
         "serve",
         "--player",
-        "Ann:a-secret",
+        &player,
         "--engine",
         "name=Engine",
         "movetime=20",
@@ -51,7 +66,7 @@ fn a_player_behind_a_dead_network_signs_on_again_with_its_token_and_keeps_its_ga
     let _ = first_connection(&addr);
     let relay = Relay::new(addr.clone());
     let via = format!("127.0.0.1:{}", relay.port);
-    let ann = spawn(&[
+    let mut args = vec![
         "client",
         "--connect",
         &via,
@@ -61,9 +76,11 @@ fn a_player_behind_a_dead_network_signs_on_again_with_its_token_and_keeps_its_ga
         "100",
         "--name",
         "Ann",
-        "--token",
-        "a-secret",
-    ]);
+    ];
+    if let Some(token) = token {
+        args.extend(["--token", token]);
+    }
+    let ann = spawn(&args);
     let journal = out.join("games/game-0001.jsonl");
     wait_for("the game did not begin", Duration::from_secs(20), || {
         std::fs::metadata(&journal).map_or(0, |m| m.len()) > 4000
