@@ -1,9 +1,10 @@
 //! `argus serve`'s connections against a network that dies and a stranger that takes
 //! places (issue #23, section 1): a player whose old connection is still open on the
-//! referee's side gets back in (with its token, or from its own host) and keeps its game; a crowd of
-//! connections that never sign on keeps no listed player out, and its refusals are
-//! counted rather than logged one by one; a line without its terminator ends after 1 s
-//! of silence; `--listen HOST:0` says the port it took.
+//! referee's side gets back in (with its token, or from its own host) and keeps its
+//! game; a crowd of connections that never sign on keeps no listed player out, and its
+//! refusals are counted rather than logged one by one; a line without its terminator
+//! ends after 1 s of silence; `--listen HOST:0` says the port it took; a seat whose
+//! player is gone for good forfeits its games.
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
