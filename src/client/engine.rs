@@ -83,7 +83,7 @@ pub enum Decision {
         /// Claim a draw with it (after it is played).
         claim_draw: bool,
         /// Analysis operations for the reply (`ce`, `acd`, `acn`, `acs`, `pv`).
-        analysis: Vec<(String, Vec<Operand>)>,
+        analysis: Vec<(&'static str, Vec<Operand>)>,
     },
     /// Resign.
     Resign,

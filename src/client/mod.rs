@@ -24,6 +24,7 @@ pub mod stop;
 pub mod uci;
 pub mod xboard;
 
+use compact_str::ToCompactString;
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
@@ -771,7 +772,7 @@ impl Driver<'_> {
                     return self.recover(&e);
                 }
                 let san = SanPlus::from_move(self.state.pos.clone(), mv);
-                reply.set("sm", vec![Operand::Move(san.to_string())]);
+                reply.set("sm", vec![Operand::Move(san.to_compact_string())]);
                 if offer_draw {
                     reply.set("draw_offer", vec![]);
                 }
@@ -779,7 +780,7 @@ impl Driver<'_> {
                     reply.set("draw_claim", vec![]);
                 }
                 for (op, operands) in analysis {
-                    reply.set(&op, operands);
+                    reply.set(op, operands);
                 }
                 self.state.pos.play_unchecked(mv);
                 self.state.moves.push(mv);

@@ -30,6 +30,8 @@ pub mod seal;
 pub mod tools;
 
 use std::fmt;
+
+use compact_str::CompactString;
 use std::num::NonZeroU32;
 use std::str::FromStr;
 
@@ -140,14 +142,14 @@ pub enum EpdError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operation {
     /// The opcode, such as `refcom` or `sm`.
-    pub opcode: String,
+    pub opcode: CompactString,
     /// The operands, in order.
     pub operands: Vec<Operand>,
 }
 
 impl Operation {
     /// Makes an operation.
-    pub fn new(opcode: impl Into<String>, operands: Vec<Operand>) -> Operation {
+    pub fn new(opcode: impl Into<CompactString>, operands: Vec<Operand>) -> Operation {
         Operation {
             opcode: opcode.into(),
             operands,
@@ -508,7 +510,7 @@ impl<'a> Reader<'a> {
             }
             let operands = self.operands(opcode)?;
             operations.push(Operation {
-                opcode: opcode.to_owned(),
+                opcode: opcode.into(),
                 operands,
             });
             self.skip_blanks();
@@ -570,7 +572,12 @@ impl<'a> Reader<'a> {
         }
         // A TAB is a blank on the line (profile section 1); inside a string it reads
         // as a space, so that string data stays printable ASCII.
-        let data = self.advance(len).replace('\t', " ");
+        let data = self.advance(len);
+        let data = if data.contains('\t') {
+            CompactString::from(data.replace('\t', " "))
+        } else {
+            CompactString::from(data)
+        };
         // Step over the closing quote.
         self.advance(1);
         match self.rest.as_bytes().first() {
