@@ -771,7 +771,9 @@ impl Driver<'_> {
                     let e = EngineError::Failed(format!("an illegal move: {mv}"));
                     return self.recover(&e);
                 }
-                let san = SanPlus::from_move(self.state.pos.clone(), mv);
+                // The move is played here, on the client's own board, rather than on a
+                // copy for its SAN and then again.
+                let san = SanPlus::from_move_and_play_unchecked(&mut self.state.pos, mv);
                 reply.set("sm", vec![Operand::Move(san.to_compact_string())]);
                 if offer_draw {
                     reply.set("draw_offer", vec![]);
@@ -782,7 +784,6 @@ impl Driver<'_> {
                 for (op, operands) in analysis {
                     reply.set(op, operands);
                 }
-                self.state.pos.play_unchecked(mv);
                 self.state.moves.push(mv);
                 self.summary.moves += 1;
             }
