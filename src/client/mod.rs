@@ -774,12 +774,12 @@ impl Driver<'_> {
                 // The move is played here, on the client's own board, rather than on a
                 // copy for its SAN and then again.
                 let san = SanPlus::from_move_and_play_unchecked(&mut self.state.pos, mv);
-                reply.set("sm", vec![Operand::Move(san.to_compact_string())]);
+                reply.set("sm", [Operand::Move(san.to_compact_string())]);
                 if offer_draw {
-                    reply.set("draw_offer", vec![]);
+                    reply.set("draw_offer", []);
                 }
                 if claim_draw {
-                    reply.set("draw_claim", vec![]);
+                    reply.set("draw_claim", []);
                 }
                 for (op, operands) in analysis {
                     reply.set(op, operands);
@@ -787,9 +787,9 @@ impl Driver<'_> {
                 self.state.moves.push(mv);
                 self.summary.moves += 1;
             }
-            Decision::Resign => reply.set("resign", vec![]),
-            Decision::AcceptDraw => reply.set("draw_accept", vec![]),
-            Decision::ClaimDraw => reply.set("draw_claim", vec![]),
+            Decision::Resign => reply.set("resign", []),
+            Decision::AcceptDraw => reply.set("draw_accept", []),
+            Decision::ClaimDraw => reply.set("draw_claim", []),
         }
         let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one

@@ -27,10 +27,11 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use smallvec::smallvec;
 
 use super::engine_process::{EngineProcess, QUIT_GRACE};
 use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
-use crate::epd::Operand;
+use crate::epd::{Operand, Operands};
 
 /// The search time used when the game is untimed (or its time control unknown) and no
 /// [`Limit`] was given: `go movetime 1000`.
@@ -735,22 +736,22 @@ impl Search {
     /// The analysis operations for a reply playing `mv` from `pos`: `ce`, `acd`,
     /// `acs`, `acn` and `pv`, each when known. The `pv` is given only when it starts
     /// with the move played.
-    fn analysis(&self, pos: &Chess, mv: Move) -> Vec<(&'static str, Vec<Operand>)> {
+    fn analysis(&self, pos: &Chess, mv: Move) -> Vec<(&'static str, Operands)> {
         let empty = Info::default();
         let best = self.scored.as_ref().unwrap_or(&empty);
         let int = |v: u64| Operand::Integer(i64::try_from(v).unwrap_or(i64::MAX));
         let mut ops = Vec::new();
         if let Some(score) = best.score {
-            ops.push(("ce", vec![Operand::Integer(score.ce())]));
+            ops.push(("ce", smallvec![Operand::Integer(score.ce())]));
         }
         if let Some(depth) = best.depth.or(self.latest.depth) {
-            ops.push(("acd", vec![int(depth)]));
+            ops.push(("acd", smallvec![int(depth)]));
         }
         if let Some(ms) = best.time_ms.or(self.latest.time_ms) {
-            ops.push(("acs", vec![int(ms / 1000)]));
+            ops.push(("acs", smallvec![int(ms / 1000)]));
         }
         if let Some(nodes) = best.nodes.or(self.latest.nodes) {
-            ops.push(("acn", vec![int(nodes)]));
+            ops.push(("acn", smallvec![int(nodes)]));
         }
         let pv = pv_to_san(pos, &best.pv);
         if pv.first().is_some_and(|(m, _)| *m == mv) {

@@ -712,7 +712,7 @@ fn record() -> impl Strategy<Value = Record> {
                 ops.into_iter()
                     .map(|(opcode, operands)| Operation {
                         opcode: opcode.into(),
-                        operands,
+                        operands: operands.into(),
                     })
                     .collect::<Vec<_>>()
             })

@@ -125,7 +125,7 @@ fn clocks(white_ms: u64, black_ms: u64) -> TurnClocks {
     }
 }
 
-fn ops(analysis: &[(&str, Vec<Operand>)]) -> String {
+fn ops(analysis: &[(&str, Operands)]) -> String {
     analysis
         .iter()
         .map(|(op, operands)| {
@@ -136,7 +136,7 @@ fn ops(analysis: &[(&str, Vec<Operand>)]) -> String {
         .join("; ")
 }
 
-fn played(decision: Decision) -> (Move, Vec<(&'static str, Vec<Operand>)>) {
+fn played(decision: Decision) -> (Move, Vec<(&'static str, Operands)>) {
     match decision {
         Decision::Move {
             mv,
@@ -315,7 +315,7 @@ fn converts_the_principal_variation() {
     let analysis = search.analysis(&pos, castle);
     let pv_ops = &analysis.last().unwrap().1;
     assert_eq!(
-        pv_ops,
+        pv_ops.as_slice(),
         &[
             Operand::unquoted("O-O").unwrap(),
             Operand::unquoted("O-O-O").unwrap(),

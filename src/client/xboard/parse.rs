@@ -3,6 +3,9 @@
 
 use super::*;
 use compact_str::ToCompactString;
+use smallvec::smallvec;
+
+use crate::epd::Operands;
 
 /// Whether an error of [`EngineProcess::recv`] is a timeout (rather than an engine that
 /// is gone).
@@ -262,9 +265,9 @@ pub(super) fn is_move_number(word: &str) -> bool {
 
 /// The analysis operations for a reply from the engine's last thinking line: `ce`,
 /// `acd`, `acn`, `acs` and, when any of it can be read, `pv` in SAN.
-pub(super) fn analysis(pos: &Chess, thinking: &Thinking) -> Vec<(&'static str, Vec<Operand>)> {
+pub(super) fn analysis(pos: &Chess, thinking: &Thinking) -> Vec<(&'static str, Operands)> {
     let mut line = pos.clone();
-    let mut pv = Vec::new();
+    let mut pv = Operands::new();
     for word in thinking.pv.split_whitespace() {
         if is_move_number(word) {
             continue;
@@ -277,7 +280,7 @@ pub(super) fn analysis(pos: &Chess, thinking: &Thinking) -> Vec<(&'static str, V
         }
     }
     let mate_plies = (!pv.is_empty() && line.is_checkmate()).then_some(pv.len());
-    let int = |n: i64| vec![Operand::Integer(n)];
+    let int = |n: i64| smallvec![Operand::Integer(n)];
     let big = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     let mut ops = vec![
         ("ce", int(epd_score(thinking.score, mate_plies))),

@@ -135,7 +135,7 @@ impl Referee {
         for m in &moves[..executed] {
             let mut rec = record(&m.before, "execute");
             number_ops(&mut rec, &m.before);
-            rec.set("sm", vec![Operand::Move(m.san.to_compact_string())]);
+            rec.set("sm", [Operand::Move(m.san.to_compact_string())]);
             lines.push((rec, Tx::Other));
         }
         if to_move {

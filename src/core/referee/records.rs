@@ -77,19 +77,19 @@ impl Referee {
         number_ops(&mut rec, pos);
         let consumed =
             |c| Operand::Clock(Clock::from_duration_truncated(game.clocks().consumed(c)));
-        rec.set("cc", vec![consumed(Color::White), consumed(Color::Black)]);
+        rec.set("cc", [consumed(Color::White), consumed(Color::Black)]);
         if let Some(sm) = sm {
-            rec.set("sm", vec![Operand::Move(sm)]);
+            rec.set("sm", [Operand::Move(sm)]);
         }
         if cur.offer.is_some() {
-            rec.set("draw_offer", vec![]);
+            rec.set("draw_offer", []);
         }
         rec
     }
 
     pub(super) fn fault_record(pos: &Chess, reason: &str) -> Record {
         let mut rec = record(pos, "fault");
-        rec.set("c0", vec![Operand::lossy_string(reason)]);
+        rec.set("c0", [Operand::lossy_string(reason)]);
         rec
     }
 }
@@ -98,16 +98,13 @@ impl Referee {
 /// after every double pawn push (EPD spec 4.4).
 pub(super) fn record(pos: &Chess, refcom: &str) -> Record {
     let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
-    rec.set("refcom", vec![Operand::Identifier(refcom.into())]);
+    rec.set("refcom", [Operand::Identifier(refcom.into())]);
     rec
 }
 
 pub(super) fn number_ops(rec: &mut Record, pos: &Chess) {
-    rec.set(
-        "fmvn",
-        vec![Operand::Integer(i64::from(pos.fullmoves().get()))],
-    );
-    rec.set("hmvc", vec![Operand::Integer(i64::from(pos.halfmoves()))]);
+    rec.set("fmvn", [Operand::Integer(i64::from(pos.fullmoves().get()))]);
+    rec.set("hmvc", [Operand::Integer(i64::from(pos.halfmoves()))]);
 }
 
 pub(super) fn text_operand(rec: &Record, opcode: &str) -> Option<String> {
