@@ -24,6 +24,7 @@ pub mod stop;
 pub mod uci;
 pub mod xboard;
 
+use compact_str::ToCompactString;
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
@@ -805,24 +806,25 @@ impl Driver<'_> {
                     let e = EngineError::Failed(format!("an illegal move: {mv}"));
                     return self.recover(&e);
                 }
-                let san = SanPlus::from_move(self.state.pos.clone(), mv);
-                reply.set("sm", vec![Operand::Move(san.to_string())]);
+                // The move is played here, on the client's own board, rather than on a
+                // copy for its SAN and then again.
+                let san = SanPlus::from_move_and_play_unchecked(&mut self.state.pos, mv);
+                reply.set("sm", [Operand::Move(san.to_compact_string())]);
                 if offer_draw {
-                    reply.set("draw_offer", vec![]);
+                    reply.set("draw_offer", []);
                 }
                 if claim_draw {
-                    reply.set("draw_claim", vec![]);
+                    reply.set("draw_claim", []);
                 }
                 for (op, operands) in analysis {
-                    reply.set(&op, operands);
+                    reply.set(op, operands);
                 }
-                self.state.pos.play_unchecked(mv);
                 self.state.moves.push(mv);
                 self.summary.moves += 1;
             }
-            Decision::Resign => reply.set("resign", vec![]),
-            Decision::AcceptDraw => reply.set("draw_accept", vec![]),
-            Decision::ClaimDraw => reply.set("draw_claim", vec![]),
+            Decision::Resign => reply.set("resign", []),
+            Decision::AcceptDraw => reply.set("draw_accept", []),
+            Decision::ClaimDraw => reply.set("draw_claim", []),
         }
         let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one

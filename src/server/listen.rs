@@ -295,7 +295,7 @@ pub fn referee_record(refcom: &str, reason: Option<&str>) -> String {
     if let Some(reason) = reason {
         rec.set("c0", vec![Operand::lossy_string(reason)]);
     }
-    rec.set("refcom", vec![Operand::Identifier(refcom.to_string())]);
+    rec.set("refcom", vec![Operand::Identifier(refcom.into())]);
     rec.to_string()
 }
 
