@@ -7,21 +7,12 @@
 //! player is gone for good forfeits its games.
 
 use std::io::{BufRead, Write};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod serve_support;
 use serve_support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
-
-/// Waits for `done`, at most `limit`.
-fn wait_for(what: &str, limit: Duration, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// A network that dies without a word: the player's side of its connection is closed,
 /// the referee's stays open and silent (no FIN, no RST). The player's client connects

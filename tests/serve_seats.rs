@@ -5,7 +5,7 @@
 //! test ends, whether it passes or fails.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod serve_support;
 use serve_support::*;
@@ -53,14 +53,6 @@ fn client(addr: &str, name: &str) -> Running {
         "--name",
         name,
     ])
-}
-
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Three seats and an engine: two clients sign on with names nobody has, one without

@@ -250,3 +250,12 @@ fn without_tcsi(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+/// Waits for `done`, at most `limit`; fails saying `what` when it does not come.
+pub fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
