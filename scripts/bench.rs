@@ -66,7 +66,7 @@ use argus::core::{DrawRule, IllegalRule, MatchConfig, Notice, Port, Referee};
 use argus::epd::{Record, resolve_move};
 use argus::mediator::journal::{self, Event, Journal};
 use argus::mediator::{self, Eol, Line, Records, Watcher};
-use argus::transport::pty;
+use argus::transport::{LOCAL_PAIRS, local_pair};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Position};
 
@@ -470,7 +470,7 @@ where
     let dir = tempfile::tempdir()?;
     let config = MatchConfig {
         event: "argus bench".into(),
-        site: "pty pairs".into(),
+        site: LOCAL_PAIRS.into(),
         date: "2000.01.01".into(),
         round: None,
         names: [None, None],
@@ -493,17 +493,17 @@ where
     let mut lines = Vec::with_capacity(2);
     let mut clients = Vec::with_capacity(2);
     for port in Port::BOTH {
-        let (master, slave) = pty::pair()?;
+        let (referee_end, player_end, address) = local_pair(port.index())?;
         let opts = ClientOptions {
             name: Some(format!("bench {port}")),
-            address: slave.path.clone().unwrap_or_else(|| format!("pty-{port}")),
+            address,
             eol: Eol::Lf,
             checksum: true,
             token: None,
             restarts: None,
         };
         let mut mover = engine(port.index() as u64 + 1);
-        let duplex = slave.duplex;
+        let duplex = player_end;
         clients.push(
             thread::Builder::new()
                 .name(format!("bench-client-{port}"))
@@ -514,7 +514,7 @@ where
         );
         lines.push(Line {
             label: format!("pty-{port}"),
-            wire: master.duplex.into(),
+            wire: referee_end.into(),
             reopen: None,
         });
     }

@@ -105,7 +105,9 @@ pub struct ServeArgs {
     /// one is the organiser's explicit choice.
     #[arg(long, default_value = "127.0.0.1:5150", value_name = "ADDR")]
     pub listen: std::net::SocketAddr,
-    /// The connections taken at once; one more gets a fault and is closed.
+    /// The players' connections (signed on) taken at once; one more gets a fault and is
+    /// closed, unless it is a listed player with its token. Connections not yet signed on
+    /// have places of their own (64, 8 from one host).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_clients: u32,
     /// Serve the audience's page on ADDR (HOST:PORT, or a port alone for 127.0.0.1):

@@ -118,9 +118,11 @@ impl TestCasesBuilder {
     }
 }
 
+#[cfg(unix)]
 mod common;
 
 /// Plays fool's mate from `white`'s respond: 1. f3 e5 2. g4 Qh4#.
+#[cfg(unix)]
 fn fools_mate(white: &mut common::Peer, black: &mut common::Peer) {
     let moves = ["f3", "e5", "g4", "Qh4#"];
     let mut respond = white.expect("respond");
@@ -140,6 +142,7 @@ fn fools_mate(white: &mut common::Peer, black: &mut common::Peer) {
 /// Records a match of `games` fool's mates through the real referee, started with
 /// `args` in a scratch folder, and copies its journal (named by `--journal`) to
 /// `tests/data/docs/DOC/`.
+#[cfg(unix)]
 fn record(doc: &str, games: u32, args: &[&str]) {
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
@@ -189,6 +192,7 @@ fn record(doc: &str, games: u32, args: &[&str]) {
 /// the journal format changes:
 /// `ARGUS_RECORD_DOC_JOURNALS=1 cargo test --test doc_sessions record -- --ignored`
 /// (CI's `--include-ignored` leaves the committed journals alone).
+#[cfg(unix)]
 #[test]
 #[ignore = "writes the journals in tests/data/docs; run by hand"]
 fn record_the_journals_of_the_documents() {

@@ -3,16 +3,21 @@
 //! console), and the listing of this machine's real ports, which must not fail even when
 //! there are none.
 
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
 
-use argus::field::ports::{self, Kind, PortInfo, UsbInfo};
+use argus::field::ports;
+#[cfg(unix)]
+use argus::field::ports::{Kind, PortInfo, UsbInfo};
 
 /// The fake sysfs tree's root.
+#[cfg(unix)]
 fn fake_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sysfs")
 }
 
 /// The three ports of the fake tree, sorted by path.
+#[cfg(unix)]
 fn expected() -> Vec<PortInfo> {
     vec![
         PortInfo {

@@ -3,6 +3,7 @@
 //! event's folder never overwritten; a wrong `--engine` named; Ctrl-C stopping the
 //! event; and real engines (Stockfish, Fairy-Max) through the same adapters.
 
+#[cfg(unix)]
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -497,9 +498,10 @@ fn fairymax_plays_the_openings_set_up_with_edit_and_keeps_its_time() {
 }
 
 /// Players that connect by themselves over TCP (profile section 9): a closed event
-/// with tokens, a wrong token and a second connection under a live name refused with
-/// a `fault` that says why, the games played against an engine argus starts, every
-/// game's journal replayed, and both clients ending at the event's `disconnect`.
+/// with tokens, a wrong token refused with a `fault` in the same words as an unknown
+/// name, a second connection with the player's token taking the place of the first
+/// (whose client stops, told why), the games played against an engine argus starts,
+/// every game's journal replayed, and the clients ending at the event's `disconnect`.
 #[test]
 fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
     let dir = tempfile::tempdir().unwrap();
@@ -540,14 +542,20 @@ fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
     let wrong = finish(client("Bob", "guess"), Duration::from_secs(20));
     assert!(!wrong.status.success());
     assert!(
-        text(&wrong.stderr).contains("Bob: wrong token"),
+        text(&wrong.stderr).contains("Bob: unknown player or wrong token"),
         "{}",
         text(&wrong.stderr)
     );
+    let stranger = finish(client("Eve", "guess"), Duration::from_secs(20));
+    assert!(
+        text(&stranger.stderr).contains("Eve: unknown player or wrong token"),
+        "{}",
+        text(&stranger.stderr)
+    );
     let ann = client("Ann", "a-secret");
     let bob = client("Bob", "b-secret");
-    // A second connection under a live name is refused: once Ann plays, her first
-    // connection is in.
+    // A second connection with Ann's token takes her place: once Ann plays, her
+    // first connection is in.
     let deadline = Instant::now() + Duration::from_secs(30);
     let ann_plays = || {
         std::fs::read_dir(out.join("games")).is_ok_and(|d| {
@@ -559,11 +567,13 @@ fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
         assert!(Instant::now() < deadline, "Ann never played");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let twice = finish(client("Ann", "a-secret"), Duration::from_secs(20));
+    let again = client("Ann", "a-secret");
+    let first = finish(ann, Duration::from_secs(20));
+    assert!(!first.status.success());
     assert!(
-        text(&twice.stderr).contains("Ann is connected already"),
+        text(&first.stderr).contains("Ann signed on again from another connection"),
         "{}",
-        text(&twice.stderr)
+        text(&first.stderr)
     );
     let serve = finish(serve, Duration::from_secs(120));
     let stdout = text(&serve.stdout);
@@ -573,7 +583,7 @@ fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
         "{stdout}"
     );
     // The clients leave at the event's disconnect.
-    for (name, c) in [("Ann", ann), ("Bob", bob)] {
+    for (name, c) in [("Ann", again), ("Bob", bob)] {
         let o = finish(c, Duration::from_secs(10));
         assert!(o.status.success(), "{name}: {}", text(&o.stderr));
     }

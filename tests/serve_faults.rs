@@ -9,9 +9,9 @@ use serve_support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 
-/// Hostile connections cost no game: one that says nothing is closed after 10 s with a
-/// fault, one that floods is closed, one beyond --max-clients is refused, and the
-/// event is played by the real clients all the same.
+/// Hostile connections cost no game: one that says nothing is closed after 3 s with a
+/// fault, one that floods is closed, and the event is played by the real clients all
+/// the same (a crowd of silent connections is tests/serve_connections.rs's).
 #[test]
 fn hostile_connections_are_closed_and_the_event_goes_on() {
     use std::io::Write;
@@ -49,21 +49,11 @@ fn hostile_connections_are_closed_and_the_event_goes_on() {
         read_line(&mut flood, Duration::from_secs(5)).is_none(),
         "closed"
     );
-    // Two open connections (the silent one, and this one waiting): a third is refused.
-    let _second = std::net::TcpStream::connect(&addr).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    let mut third = std::net::TcpStream::connect(&addr).unwrap();
-    let refused = read_line(&mut third, Duration::from_secs(5)).unwrap_or_default();
-    assert!(
-        refused.contains("connections at most") && refused.contains("refcom fault"),
-        "{refused}"
-    );
-    drop(_second);
-    // The silent one gets its fault at 10 s.
+    // The silent one gets its fault at 3 s.
     let fault = read_line(&mut silent, Duration::from_secs(15)).unwrap_or_default();
-    assert!(fault.contains("no sign_on within 10 s"), "{fault}");
+    assert!(fault.contains("no sign_on within 3 s"), "{fault}");
     assert!(
-        connected.elapsed() >= Duration::from_secs(9),
+        connected.elapsed() >= Duration::from_secs(2),
         "{:?}",
         connected.elapsed()
     );

@@ -5,6 +5,7 @@
 //! move.
 
 use std::path::Path;
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
 mod serve_support;
@@ -44,6 +45,7 @@ fn tags<'a>(pgn: &'a str, name: &str) -> Vec<&'a str> {
 }
 
 /// Each game's own PGN's FEN, by game number.
+#[cfg(unix)]
 fn fens_by_game(out: &Path, games: u32) -> Vec<String> {
     (1..=games)
         .map(|n| {

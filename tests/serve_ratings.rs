@@ -4,6 +4,7 @@
 //! copies of the games (`--pgnout`, `--epdout`), and a knockout, whole and killed and
 //! resumed.
 
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
 mod serve_support;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{ByColor, Chess, Move};
 
 use super::Stop;
-use crate::epd::Operand;
+use crate::epd::Operands;
 
 /// The clocks as the player to move sees them, rebuilt at the adapter from the game's
 /// TimeControl (sent by the referee in `inform`) and the consumed times of `cc`, never
@@ -83,7 +83,7 @@ pub enum Decision {
         /// Claim a draw with it (after it is played).
         claim_draw: bool,
         /// Analysis operations for the reply (`ce`, `acd`, `acn`, `acs`, `pv`).
-        analysis: Vec<(String, Vec<Operand>)>,
+        analysis: Vec<(&'static str, Operands)>,
     },
     /// Resign.
     Resign,

@@ -192,7 +192,7 @@ pub(super) fn same(a: &Chess, b: &Chess) -> bool {
 
 pub(super) fn record(pos: &Chess, refreq: &str) -> Record {
     let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
-    rec.set("refreq", vec![Operand::Identifier(refreq.to_string())]);
+    rec.set("refreq", [Operand::Identifier(refreq.into())]);
     rec
 }
 

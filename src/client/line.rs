@@ -167,13 +167,13 @@ impl Link<'_> {
         let mut sign_on = record(&Chess::default(), "sign_on");
         sign_on.set(
             "tcsi",
-            vec![
+            [
                 Operand::lossy_string(&self.opts.address),
                 Operand::lossy_string(name),
             ],
         );
         if let Some(token) = &self.opts.token {
-            sign_on.set("token", vec![Operand::lossy_string(token)]);
+            sign_on.set("token", [Operand::lossy_string(token)]);
         }
         self.send(&sign_on).map(drop)
     }
@@ -181,7 +181,7 @@ impl Link<'_> {
     /// Sends `refreq fault` with `why` in `c0`.
     pub(super) fn fault(&mut self, pos: &Chess, why: &str) -> Result<(), ClientError> {
         let mut fault = record(pos, "fault");
-        fault.set("c0", vec![Operand::lossy_string(why)]);
+        fault.set("c0", [Operand::lossy_string(why)]);
         self.send(&fault).map(drop)
     }
 
@@ -262,7 +262,7 @@ impl Link<'_> {
         } else {
             format!("noise on the line: please send again from record {from}")
         };
-        fault.set("c0", vec![Operand::lossy_string(&why)]);
+        fault.set("c0", [Operand::lossy_string(&why)]);
         fault.set(seal::AGAIN, vec![Operand::Integer(from as i64)]);
         log::info!("{why}");
         self.send(&fault).map(drop)

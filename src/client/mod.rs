@@ -24,6 +24,7 @@ pub mod stop;
 pub mod uci;
 pub mod xboard;
 
+use compact_str::ToCompactString;
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
@@ -120,6 +121,17 @@ pub enum ClientError {
     #[error("interrupted")]
     Interrupted,
 }
+
+/// The words that end a referee's refusal the client waits out and connects again
+/// after (a name whose old connection is still open, too many connections waiting):
+/// `argus client --connect` tries again instead of stopping.
+pub const TRY_AGAIN: &str = "try again shortly";
+
+/// The words of the `fault` a connection gets when its player signed on again on
+/// another (`NAME signed on again from another connection (ADDRESS): ...`): the
+/// client of the old connection stops instead of connecting again, so two clients
+/// under one name do not take the place from each other for ever.
+pub const REPLACED: &str = "signed on again from another connection";
 
 /// How long a client waits to hear from the referee before it signs on again.
 pub const SIGN_ON_AGAIN: Duration = Duration::from_secs(3);
@@ -227,6 +239,13 @@ pub fn run_until(
     outcome
 }
 
+/// The reason of `rec` when it is the `fault` that says another connection took this
+/// player's place ([`REPLACED`]).
+fn replaced(rec: &Record) -> Option<String> {
+    let reason = rec.operands("c0")?.first()?.as_str()?;
+    (rec.refcom() == Some("fault") && reason.contains(REPLACED)).then(|| reason.to_string())
+}
+
 /// Shows a `fault` from the referee (it stops, to be resumed later, say): the client
 /// waits on.
 fn show_fault(rec: &Record) {
@@ -256,6 +275,9 @@ struct Driver<'a> {
     /// The reason of a `fault` that came before anything else: a refusal if the line
     /// then closes.
     refusal: Option<String>,
+    /// The `fault` that said another connection took this player's place
+    /// ([`REPLACED`]): the line's end that follows ends the client.
+    replaced: Option<String>,
     /// When the client last signed on.
     signed_on_at: Instant,
     /// Lines that came while the engine was busy, to be taken in order.
@@ -327,6 +349,7 @@ impl<'a> Driver<'a> {
             answered: None,
             heard: false,
             refusal: None,
+            replaced: None,
             signed_on_at: Instant::now(),
             pending: VecDeque::new(),
             failure: None,
@@ -349,6 +372,13 @@ impl<'a> Driver<'a> {
             }
         }
         self.engine.quit();
+        let outcome = match (outcome, self.replaced.take()) {
+            (
+                Err(ClientError::HungUp { address } | ClientError::Io { address, .. }),
+                Some(reason),
+            ) => Err(ClientError::Refused { address, reason }),
+            (outcome, _) => outcome,
+        };
         let outcome = match (outcome, self.refusal.take()) {
             (Err(ClientError::HungUp { address }), Some(reason)) if !self.heard => {
                 Err(ClientError::Refused { address, reason })
@@ -428,7 +458,9 @@ impl Driver<'_> {
             Incoming::Record(rec) => {
                 // A fault does not say the sign_on arrived (the referee sends one to a
                 // port it has not heard from): sign on again at once.
-                if rec.refcom() == Some("fault") && !self.heard {
+                if let Some(reason) = replaced(&rec) {
+                    self.replaced = Some(reason);
+                } else if rec.refcom() == Some("fault") && !self.heard {
                     self.refusal = Some(
                         rec.operands("c0")
                             .and_then(|o| o.first())
@@ -477,6 +509,7 @@ impl Driver<'_> {
             pending,
             failure,
             direct,
+            replaced: was_replaced,
             ..
         } = self;
         let engine: &mut dyn Engine = &mut **engine;
@@ -505,6 +538,9 @@ impl Driver<'_> {
                             match &received.what {
                                 Incoming::Record(rec) if rec.refcom() == Some("fault") => {
                                     show_fault(rec);
+                                    if let Some(reason) = replaced(rec) {
+                                        *was_replaced = Some(reason);
+                                    }
                                 }
                                 Incoming::Record(rec) if rec.refcom() == Some("disconnect") => {
                                     log::info!("disconnect while the engine is busy: stopping it");
@@ -770,24 +806,25 @@ impl Driver<'_> {
                     let e = EngineError::Failed(format!("an illegal move: {mv}"));
                     return self.recover(&e);
                 }
-                let san = SanPlus::from_move(self.state.pos.clone(), mv);
-                reply.set("sm", vec![Operand::Move(san.to_string())]);
+                // The move is played here, on the client's own board, rather than on a
+                // copy for its SAN and then again.
+                let san = SanPlus::from_move_and_play_unchecked(&mut self.state.pos, mv);
+                reply.set("sm", [Operand::Move(san.to_compact_string())]);
                 if offer_draw {
-                    reply.set("draw_offer", vec![]);
+                    reply.set("draw_offer", []);
                 }
                 if claim_draw {
-                    reply.set("draw_claim", vec![]);
+                    reply.set("draw_claim", []);
                 }
                 for (op, operands) in analysis {
-                    reply.set(&op, operands);
+                    reply.set(op, operands);
                 }
-                self.state.pos.play_unchecked(mv);
                 self.state.moves.push(mv);
                 self.summary.moves += 1;
             }
-            Decision::Resign => reply.set("resign", vec![]),
-            Decision::AcceptDraw => reply.set("draw_accept", vec![]),
-            Decision::ClaimDraw => reply.set("draw_claim", vec![]),
+            Decision::Resign => reply.set("resign", []),
+            Decision::AcceptDraw => reply.set("draw_accept", []),
+            Decision::ClaimDraw => reply.set("draw_claim", []),
         }
         let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one

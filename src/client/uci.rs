@@ -19,16 +19,19 @@
 //! `go movetime` [`DEFAULT_MOVETIME`].
 
 use std::fmt::Write as _;
+
 use std::time::{Duration, Instant};
 
+use compact_str::{CompactString, ToCompactString};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use smallvec::smallvec;
 
 use super::engine_process::{EngineProcess, QUIT_GRACE};
 use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
-use crate::epd::Operand;
+use crate::epd::{Operand, Operands};
 
 /// The search time used when the game is untimed (or its time control unknown) and no
 /// [`Limit`] was given: `go movetime 1000`.
@@ -733,27 +736,27 @@ impl Search {
     /// The analysis operations for a reply playing `mv` from `pos`: `ce`, `acd`,
     /// `acs`, `acn` and `pv`, each when known. The `pv` is given only when it starts
     /// with the move played.
-    fn analysis(&self, pos: &Chess, mv: Move) -> Vec<(String, Vec<Operand>)> {
+    fn analysis(&self, pos: &Chess, mv: Move) -> Vec<(&'static str, Operands)> {
         let empty = Info::default();
         let best = self.scored.as_ref().unwrap_or(&empty);
         let int = |v: u64| Operand::Integer(i64::try_from(v).unwrap_or(i64::MAX));
         let mut ops = Vec::new();
         if let Some(score) = best.score {
-            ops.push(("ce".to_string(), vec![Operand::Integer(score.ce())]));
+            ops.push(("ce", smallvec![Operand::Integer(score.ce())]));
         }
         if let Some(depth) = best.depth.or(self.latest.depth) {
-            ops.push(("acd".to_string(), vec![int(depth)]));
+            ops.push(("acd", smallvec![int(depth)]));
         }
         if let Some(ms) = best.time_ms.or(self.latest.time_ms) {
-            ops.push(("acs".to_string(), vec![int(ms / 1000)]));
+            ops.push(("acs", smallvec![int(ms / 1000)]));
         }
         if let Some(nodes) = best.nodes.or(self.latest.nodes) {
-            ops.push(("acn".to_string(), vec![int(nodes)]));
+            ops.push(("acn", smallvec![int(nodes)]));
         }
         let pv = pv_to_san(pos, &best.pv);
         if pv.first().is_some_and(|(m, _)| *m == mv) {
             ops.push((
-                "pv".to_string(),
+                "pv",
                 pv.into_iter().map(|(_, san)| san_operand(san)).collect(),
             ));
         }
@@ -763,7 +766,7 @@ impl Search {
 
 /// Plays the UCI moves of `pv` on a copy of `pos`, up to the first one that is not
 /// legal and at most [`MAX_PV_LEN`] of them, and returns each with its SAN.
-fn pv_to_san(pos: &Chess, pv: &[String]) -> Vec<(Move, String)> {
+fn pv_to_san(pos: &Chess, pv: &[String]) -> Vec<(Move, CompactString)> {
     let mut pos = pos.clone();
     let mut out = Vec::new();
     for text in pv.iter().take(MAX_PV_LEN) {
@@ -775,13 +778,13 @@ fn pv_to_san(pos: &Chess, pv: &[String]) -> Vec<(Move, String)> {
             break;
         };
         let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
-        out.push((m, san.to_string()));
+        out.push((m, san.to_compact_string()));
     }
     out
 }
 
 /// A SAN move as an operand that reads back unchanged.
-fn san_operand(san: String) -> Operand {
+fn san_operand(san: CompactString) -> Operand {
     Operand::unquoted(&san).unwrap_or(Operand::Move(san))
 }
 

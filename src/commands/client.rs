@@ -150,6 +150,9 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
         token: args.token.clone(),
         restarts: None,
     };
+    // Refusals to wait out in a row (a name whose old connection is still open): the
+    // wait grows with them.
+    let mut refused = 0u32;
     let summary = loop {
         let stop = current
             .lock()
@@ -162,11 +165,30 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                 return Ok(ExitCode::from(130));
             }
             // Over TCP a lost connection is a lost line: the client connects again, with
-            // backoff, and the referee resynchronises it.
-            Err(e @ (client::ClientError::HungUp { .. } | client::ClientError::Io { .. }))
-                if args.connect.is_some() =>
+            // backoff, and the referee resynchronises it. A refusal that says to try
+            // again (the player's old connection is still open on the referee's side,
+            // too many connections waiting) is waited out the same way.
+            Err(
+                e @ (client::ClientError::HungUp { .. }
+                | client::ClientError::Io { .. }
+                | client::ClientError::Refused { .. }),
+            ) if args.connect.is_some()
+                && match &e {
+                    client::ClientError::Refused { reason, .. } => {
+                        reason.contains(client::TRY_AGAIN)
+                    }
+                    _ => true,
+                } =>
             {
-                log::warn!("{e}; connecting again");
+                let first_wait = if matches!(e, client::ClientError::Refused { .. }) {
+                    refused += 1;
+                    (Duration::from_secs(1) * 2u32.pow(refused.min(4) - 1))
+                        .min(Duration::from_secs(10))
+                } else {
+                    refused = 0;
+                    Duration::from_millis(250)
+                };
+                log::warn!("{e}; connecting again in {:.1} s", first_wait.as_secs_f64());
                 let fresh = client::Stop::new();
                 *current
                     .lock()
@@ -181,7 +203,7 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                     Duration::from_secs(10)
                 };
                 let mut tried = 0;
-                let mut wait = Duration::from_millis(250);
+                let mut wait = first_wait;
                 duplex = loop {
                     at = (at + usize::from(many)) % addresses.len();
                     let deadline = std::time::Instant::now() + wait;

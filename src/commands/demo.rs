@@ -1,11 +1,11 @@
-//! `argus demo`: a short match between two built-in random movers over pty pairs.
+//! `argus demo`: a short match between two built-in random movers over pty pairs (in-memory
+//! lines where there are no ptys: Windows).
 
 use super::super::*;
+use argus::transport::{LOCAL_PAIRS, local_pair};
 use argus::watch::feed::MatchFeed;
 
-#[cfg(unix)]
 pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
-    use argus::transport::pty;
     // The demo appends its games to the PGN file and writes a journal of its own, next
     // to it; it never replaces a file.
     let (date, stamp) = today();
@@ -17,7 +17,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     mediator::append_pgn(&args.pgn, "")?;
     let config = MatchConfig {
         event: "argus demo".into(),
-        site: "pty pairs".into(),
+        site: LOCAL_PAIRS.into(),
         date,
         round: None,
         names: [None, None],
@@ -54,8 +54,8 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     let mut lines = Vec::new();
     let mut clients = Vec::new();
     for (i, name) in ["Random A", "Random B"].into_iter().enumerate() {
-        let (master, slave) = pty::pair().context("cannot allocate a pty pair")?;
-        let address = slave.path.clone().unwrap_or_else(|| format!("pty-{i}"));
+        let (referee_end, client_end, address) =
+            local_pair(i).context("cannot make the demo's lines")?;
         let opts = ClientOptions {
             name: Some(name.to_string()),
             address,
@@ -64,7 +64,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
             token: None,
             restarts: None,
         };
-        let duplex = slave.duplex;
+        let duplex = client_end;
         clients.push(
             std::thread::Builder::new()
                 .name(format!("argus-demo-client-{i}"))
@@ -75,7 +75,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         );
         lines.push(Line {
             label: format!("pty-{i}"),
-            wire: master.duplex.into(),
+            wire: referee_end.into(),
             reopen: None,
         });
     }
@@ -96,7 +96,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     };
     let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two lines"))?;
     println!(
-        "argus demo: two random movers over pty pairs, {} game(s) at 120+1",
+        "argus demo: two random movers over {LOCAL_PAIRS}, {} game(s) at 120+1",
         args.games
     );
     // The demo's games are few: it keeps a line per game for the summary at the end.
@@ -148,11 +148,4 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         journal_path.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(not(unix))]
-pub(crate) fn demo_cmd(_args: DemoArgs) -> Result<ExitCode> {
-    bail!(
-        "the demo needs pseudo-terminals, which this system does not have; use `argus serial` with two ports"
-    )
 }

@@ -430,16 +430,6 @@ pub(crate) fn run_serve_as(
     if let Some(line) = openings_line(&cfg) {
         println!("{line}");
     }
-    if cfg.players.iter().any(server::Entrant::is_remote) {
-        println!(
-            "argus serve: players connect to {listen} (argus client --connect {listen} --name NAME)",
-            listen = took_over
-                .as_ref()
-                .map(|t| t.listen)
-                .or(cfg.listen)
-                .unwrap_or(args.listen)
-        );
-    }
     let hub = standby_hub("argus serve", &args.standby, &cfg.out, false)?;
     if !args.unattended {
         super::serve_console::start(&REQUESTS, view.is_none())?;

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use shakmaty::san::SanPlus;
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
 
@@ -158,6 +158,10 @@ pub struct Game {
     moves: Vec<PlayedMove>,
     hashes: Vec<Zobrist64>,
     clocks: Clocks,
+    /// Whether `pos` has no legal move (mate or stalemate), found once when the
+    /// position is reached: the move's check mark, the referee's test for mate and
+    /// stalemate and [`Game::automatic_end`] all need it every ply.
+    no_moves: bool,
 }
 
 impl Game {
@@ -170,6 +174,7 @@ impl Game {
     pub fn with_clocks(start: Chess, clocks: Clocks) -> Game {
         let hash = start.zobrist_hash(EnPassantMode::Legal);
         Game {
+            no_moves: start.legal_moves().is_empty(),
             pos: start.clone(),
             start,
             moves: Vec::new(),
@@ -217,7 +222,18 @@ impl Game {
     pub fn play(&mut self, m: Move, elapsed: Duration, analysis: Option<String>) -> &PlayedMove {
         let before = self.pos.clone();
         let color = before.turn();
-        let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, m);
+        // What `SanPlus::from_move_and_play_unchecked` gives (its mark is mate when the
+        // new position is check without a legal move), with the new position's legal
+        // moves generated once, for the mark and for `no_moves`.
+        let san = San::from_move(&self.pos, m);
+        self.pos.play_unchecked(m);
+        self.no_moves = self.pos.legal_moves().is_empty();
+        let suffix = self.pos.is_check().then_some(if self.no_moves {
+            Suffix::Checkmate
+        } else {
+            Suffix::Check
+        });
+        let san = SanPlus { san, suffix };
         self.hashes
             .push(self.pos.zobrist_hash(EnPassantMode::Legal));
         let charge = self.clocks.charge(color, elapsed);
@@ -229,6 +245,11 @@ impl Game {
             analysis,
         });
         self.moves.last().expect("a move was just pushed")
+    }
+
+    /// Whether the side to move has no legal move: it is mated or stalemated.
+    pub fn no_legal_moves(&self) -> bool {
+        self.no_moves
     }
 
     /// How many times the current position has occurred in this game (at least one).
@@ -255,7 +276,7 @@ impl Game {
     pub fn automatic_end(&self, auto_draws: bool) -> Option<Finish> {
         let pos = &self.pos;
         let draw = |reason: &str| Some(Finish::new(GameResult::Draw, Termination::Normal, reason));
-        if pos.is_checkmate() {
+        if self.no_moves && pos.is_check() {
             let winner = !pos.turn();
             return Some(Finish::new(
                 GameResult::win_for(winner),
@@ -263,7 +284,7 @@ impl Game {
                 format!("{} mates", color_name(winner)),
             ));
         }
-        if pos.is_stalemate() {
+        if self.no_moves {
             return draw("Stalemate");
         }
         if dead::is_dead(pos) {
@@ -362,6 +383,50 @@ mod tests {
         assert_eq!(
             g.clocks().consumed(Color::White),
             Duration::from_millis(100)
+        );
+    }
+
+    /// `Game::play` makes the move's SAN and finds mate and stalemate from one move
+    /// generation: in random games (which end in mate or stalemate far more often than
+    /// real ones), each move's SAN, the game's view of "no legal move" and its mate and
+    /// stalemate ends are what shakmaty's own functions give.
+    #[test]
+    fn the_san_mark_and_mate_and_stalemate_agree_with_shakmaty() {
+        let mut rng = fastrand::Rng::with_seed(22);
+        let (mut mates, mut stalemates) = (0, 0);
+        for _ in 0..300 {
+            let mut g = game("60");
+            let mut shadow = Chess::default();
+            for _ in 0..300 {
+                let moves = g.position().legal_moves();
+                let Some(&m) = moves.get(rng.usize(..moves.len().max(1))) else {
+                    break;
+                };
+                let expected = SanPlus::from_move_and_play_unchecked(&mut shadow, m);
+                g.play(m, Duration::ZERO, None);
+                assert_eq!(g.last_move().unwrap().san, expected);
+                assert_eq!(g.no_legal_moves(), shadow.legal_moves().is_empty());
+                let end = g.automatic_end(false).map(|f| f.reason);
+                if shadow.is_checkmate() {
+                    mates += 1;
+                    assert!(end.as_deref().is_some_and(|r| r.ends_with(" mates")));
+                } else if shadow.is_stalemate() {
+                    stalemates += 1;
+                    assert_eq!(end.as_deref(), Some("Stalemate"));
+                } else {
+                    assert!(
+                        end.as_deref()
+                            .is_none_or(|r| !r.ends_with(" mates") && r != "Stalemate")
+                    );
+                }
+                if end.is_some() {
+                    break;
+                }
+            }
+        }
+        assert!(
+            mates > 0 && stalemates > 0,
+            "{mates} mates, {stalemates} stalemates"
         );
     }
 

@@ -268,11 +268,21 @@ fn push_comment(out: &mut Movetext<'_>, units: &mut Units, text: &str) {
     cleaned.clear();
     buf.clear();
     ends.clear();
-    cleaned.extend(text.chars().map(|c| match c {
-        '}' => ')',
-        c if c.is_control() => ' ',
-        c => c,
-    }));
+    // A comment of printable ASCII without `}` (a move's usual comment) is its own
+    // cleaned text: it is not copied a character at a time.
+    let plain = text
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'}');
+    let cleaned: &str = if plain {
+        text
+    } else {
+        cleaned.extend(text.chars().map(|c| match c {
+            '}' => ')',
+            c if c.is_control() => ' ',
+            c => c,
+        }));
+        cleaned
+    };
     // The opening brace goes before the first unit; the units' lengths leave it out.
     buf.push('{');
     let mut parts = cleaned.split_whitespace();

@@ -30,6 +30,9 @@ pub mod seal;
 pub mod tools;
 
 use std::fmt;
+
+use compact_str::CompactString;
+use smallvec::SmallVec;
 use std::num::NonZeroU32;
 use std::str::FromStr;
 
@@ -136,21 +139,28 @@ pub enum EpdError {
     },
 }
 
+/// The operands of an operation. Most operations have none, one or two (`cc`), which
+/// are held inline: reading or making a record allocates nothing for them.
+pub type Operands = SmallVec<[Operand; 2]>;
+
 /// One EPD operation: an opcode and its operands, in the order written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operation {
     /// The opcode, such as `refcom` or `sm`.
-    pub opcode: String,
+    pub opcode: CompactString,
     /// The operands, in order.
-    pub operands: Vec<Operand>,
+    pub operands: Operands,
 }
 
 impl Operation {
     /// Makes an operation.
-    pub fn new(opcode: impl Into<String>, operands: Vec<Operand>) -> Operation {
+    pub fn new(
+        opcode: impl Into<CompactString>,
+        operands: impl IntoIterator<Item = Operand>,
+    ) -> Operation {
         Operation {
             opcode: opcode.into(),
-            operands,
+            operands: operands.into_iter().collect(),
         }
     }
 }
@@ -297,9 +307,9 @@ impl Record {
     /// when it is not there yet.
     ///
     /// The opcode is not checked; [`is_opcode`] tells whether it reads back.
-    pub fn set(&mut self, opcode: &str, operands: Vec<Operand>) {
+    pub fn set(&mut self, opcode: &str, operands: impl IntoIterator<Item = Operand>) {
         match self.operations.iter_mut().find(|op| op.opcode == opcode) {
-            Some(op) => op.operands = operands,
+            Some(op) => op.operands = operands.into_iter().collect(),
             None => self.operations.push(Operation::new(opcode, operands)),
         }
     }
@@ -508,7 +518,7 @@ impl<'a> Reader<'a> {
             }
             let operands = self.operands(opcode)?;
             operations.push(Operation {
-                opcode: opcode.to_owned(),
+                opcode: opcode.into(),
                 operands,
             });
             self.skip_blanks();
@@ -520,8 +530,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the operands of an operation and its closing `;`.
-    fn operands(&mut self, opcode: &str) -> Result<Vec<Operand>, EpdError> {
-        let mut operands = Vec::new();
+    fn operands(&mut self, opcode: &str) -> Result<Operands, EpdError> {
+        let mut operands = Operands::new();
         loop {
             self.skip_blanks();
             match self.rest.as_bytes().first() {
@@ -570,7 +580,12 @@ impl<'a> Reader<'a> {
         }
         // A TAB is a blank on the line (profile section 1); inside a string it reads
         // as a space, so that string data stays printable ASCII.
-        let data = self.advance(len).replace('\t', " ");
+        let data = self.advance(len);
+        let data = if data.contains('\t') {
+            CompactString::from(data.replace('\t', " "))
+        } else {
+            CompactString::from(data)
+        };
         // Step over the closing quote.
         self.advance(1);
         match self.rest.as_bytes().first() {

@@ -7,6 +7,8 @@
 //! reader and the writer of records agree on one canonical text for every value.
 
 use std::fmt;
+
+use compact_str::CompactString;
 use std::time::Duration;
 
 use super::MAX_STRING_LEN;
@@ -30,18 +32,18 @@ pub const MAX_IDENTIFIER_LEN: usize = 15;
 pub enum Operand {
     /// An unquoted sequence of 1 to 15 letters, digits and underscores that is
     /// not an integer, such as `respond`, `sign_on`, `Event` or `e4`.
-    Identifier(String),
+    Identifier(CompactString),
     /// An unquoted token that is not an identifier but is a chess move in the
     /// lenient syntax of [`is_move_syntax`], such as `Nf3+`, `O-O`, `0-0-0`,
     /// `e8=Q` or `exd6e.p.`.
-    Move(String),
+    Move(CompactString),
     /// A signed integer; a leading `+` is accepted on input but never written.
     Integer(i64),
     /// A floating point number, read from and written as `[+-]digits.digits`.
     Float(f64),
     /// A string: printable ASCII other than `"`, at most [`MAX_STRING_LEN`]
     /// bytes, written between double quotes.
-    Str(String),
+    Str(CompactString),
     /// A calendar date, written `YYYY.MM.DD`.
     Date(Date),
     /// A time of day, written `HH:MM:SS`.
@@ -51,7 +53,7 @@ pub enum Operand {
     /// An unquoted token of no other basetype, such as `K-e2` or `1/2`. The profile
     /// counts a record with one as well formed: an unknown operation never spoils a
     /// record, and a move written this way is unreadable rather than noise.
-    Token(String),
+    Token(CompactString),
 }
 
 impl Operand {
@@ -133,7 +135,7 @@ impl Operand {
     /// Makes a string operand, or returns `None` when `text` is longer than
     /// [`MAX_STRING_LEN`] bytes or holds a byte that a string cannot carry (a
     /// double quote, or anything outside printable ASCII).
-    pub fn string(text: impl Into<String>) -> Option<Operand> {
+    pub fn string(text: impl Into<CompactString>) -> Option<Operand> {
         let text = text.into();
         is_string_data(text.as_bytes()).then_some(Operand::Str(text))
     }
@@ -142,7 +144,7 @@ impl Operand {
     /// `'`, anything outside printable ASCII `?`, and the text is cut to
     /// [`MAX_STRING_LEN`] bytes. For names, reasons and tag values from elsewhere.
     pub fn lossy_string(text: &str) -> Operand {
-        let mut s: String = text
+        let mut s: CompactString = text
             .chars()
             .map(|c| match c {
                 '"' => '\'',
@@ -425,10 +427,10 @@ pub(crate) fn classify(token: &str) -> Result<Operand, ClassifyError> {
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
     {
-        return Ok(Operand::Identifier(token.to_owned()));
+        return Ok(Operand::Identifier(token.into()));
     }
     if is_move_syntax(token) {
-        return Ok(Operand::Move(token.to_owned()));
+        return Ok(Operand::Move(token.into()));
     }
     if token
         .bytes()
@@ -438,7 +440,7 @@ pub(crate) fn classify(token: &str) -> Result<Operand, ClassifyError> {
         // string.
         return Err(ClassifyError::NoFit);
     }
-    Ok(Operand::Token(token.to_owned()))
+    Ok(Operand::Token(token.into()))
 }
 
 /// Classifies a token as a clock, time, date, integer or float, or returns
@@ -666,8 +668,8 @@ mod tests {
 
     #[test]
     fn identifiers_and_moves() {
-        let id = |s: &str| Ok(Operand::Identifier(s.to_owned()));
-        let mv = |s: &str| Ok(Operand::Move(s.to_owned()));
+        let id = |s: &str| Ok(Operand::Identifier(s.into()));
+        let mv = |s: &str| Ok(Operand::Move(s.into()));
         assert_eq!(c("respond"), id("respond"));
         assert_eq!(c("sign_on"), id("sign_on"));
         assert_eq!(c("e4"), id("e4"));
@@ -750,7 +752,7 @@ mod tests {
             Operand::Str("Random Mover".into()).to_string(),
             "\"Random Mover\""
         );
-        assert_eq!(Operand::Str(String::new()).to_string(), "\"\"");
+        assert_eq!(Operand::Str(CompactString::default()).to_string(), "\"\"");
         assert_eq!(Operand::Identifier("sign_on".into()).to_string(), "sign_on");
     }
 }

@@ -21,11 +21,11 @@ fn ok(line: &str) -> Record {
 }
 
 fn id(s: &str) -> Operand {
-    Operand::Identifier(s.to_owned())
+    Operand::Identifier(s.into())
 }
 
 fn string(s: &str) -> Operand {
-    Operand::Str(s.to_owned())
+    Operand::Str(s.into())
 }
 
 fn with_ops(ops: &str) -> String {
@@ -677,7 +677,7 @@ fn opcode() -> impl Strategy<Value = String> {
 
 fn operand() -> impl Strategy<Value = Operand> {
     prop_oneof![
-        "[A-Za-z0-9_]{0,7}[A-Za-z_][A-Za-z0-9_]{0,7}".prop_map(Operand::Identifier),
+        "[A-Za-z0-9_]{0,7}[A-Za-z_][A-Za-z0-9_]{0,7}".prop_map(|s| Operand::Identifier(s.into())),
         prop_oneof![
             "[NBRQK][a-h]?[1-8]?x?[a-h][1-8][+#!?]{1,2}",
             "[a-h]x[a-h][1-8](e\\.p\\.|ep)?[+#]?",
@@ -688,7 +688,7 @@ fn operand() -> impl Strategy<Value = Operand> {
             "[NBRQK]?[a-h][1-8]",
         ]
         .prop_filter("a move", |s| is_move_syntax(s))
-        .prop_map(Operand::Move),
+        .prop_map(|s| Operand::Move(s.into())),
         any::<i64>().prop_map(Operand::Integer),
         prop_oneof![
             (-1e12..1e12f64),
@@ -696,7 +696,7 @@ fn operand() -> impl Strategy<Value = Operand> {
             (-1.0..1.0f64),
         ]
         .prop_map(Operand::Float),
-        "[ !#-~]{0,40}".prop_map(Operand::Str),
+        "[ !#-~]{0,40}".prop_map(|s| Operand::Str(s.into())),
         (1u16..=9999, 1u8..=12, 1u8..=31)
             .prop_map(|(y, m, d)| Operand::Date(Date::new(y, m, d).unwrap())),
         (0u8..24, 0u8..60, 0u8..60)
@@ -710,7 +710,10 @@ fn record() -> impl Strategy<Value = Record> {
         prop::collection::btree_map(opcode(), prop::collection::vec(operand(), 0..5), 0..8)
             .prop_map(|ops| {
                 ops.into_iter()
-                    .map(|(opcode, operands)| Operation { opcode, operands })
+                    .map(|(opcode, operands)| Operation {
+                        opcode: opcode.into(),
+                        operands: operands.into(),
+                    })
                     .collect::<Vec<_>>()
             })
             .prop_shuffle();

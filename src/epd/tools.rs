@@ -470,7 +470,7 @@ fn read_moves(
             if kind == Moves::Sequence {
                 format!("{} move {}", op.opcode, index + 1)
             } else {
-                op.opcode.clone()
+                op.opcode.to_string()
             }
         };
         let Some(text) = operand.as_move_text() else {
@@ -513,7 +513,7 @@ fn read_moves(
     }
     let operands = sans
         .into_iter()
-        .map(|san| Operand::unquoted(&san).unwrap_or(Operand::Move(san)))
+        .map(|san| Operand::unquoted(&san).unwrap_or_else(|| Operand::Move(san.into())))
         .collect();
     Some((operands, first))
 }

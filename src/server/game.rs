@@ -249,6 +249,19 @@ pub(super) fn play(
                 };
                 Side::Local(started, opts)
             }
+            // A seat whose player has been gone too long loses its game by forfeit
+            // (docs/supervisor.md); a game under way at a resume goes on.
+            (_, Some(index)) if rebuilt.is_none() && event.registry.given_up(index) => {
+                let loser = if i == 0 { Color::White } else { Color::Black };
+                let why = format!(
+                    "{} has been gone for {} s or more: forfeit",
+                    names[player],
+                    super::registry::SEAT_GIVEN_UP.as_secs()
+                );
+                return forfeit(spec, cfg, &names, loser, &why, &pgn_path)
+                    .map(Some)
+                    .map_err(NotPlayed::from);
+            }
             (_, Some(index)) => {
                 // A line that cannot be had now is a lost line: the referee waits for
                 // the player to connect again while its clock runs.

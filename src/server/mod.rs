@@ -465,6 +465,11 @@ fn run_event(
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)));
         let listener = std::net::TcpListener::bind(addr)
             .map_err(|source| ServeError::Listen { addr, source })?;
+        // The port taken, which `--listen HOST:0` leaves to the system.
+        let taken = listener.local_addr().unwrap_or(addr);
+        println!(
+            "argus serve: players connect to {taken} (argus client --connect {taken} --name NAME)"
+        );
         if !addr.ip().is_loopback() {
             log::warn!("argus serve: listening on {addr}, not only this machine, as asked");
         }

@@ -190,9 +190,9 @@ pub(super) fn epd_line(id: &str, pgn: &str) -> Option<String> {
     };
     record.set("fmvn", vec![Operand::Integer(fullmoves)]);
     record.set("hmvc", vec![Operand::Integer(halfmoves)]);
-    record.set("id", vec![Operand::Str(printable(id))]);
+    record.set("id", vec![Operand::Str(printable(id).into())]);
     let result = tag(pgn, "Result").unwrap_or("*");
-    record.set("c9", vec![Operand::Str(printable(result))]);
+    record.set("c9", vec![Operand::Str(printable(result).into())]);
     Some(format!("{}\n", record.to_line()))
 }
 

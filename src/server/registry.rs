@@ -11,6 +11,16 @@
 //! connection under the same name is handed to it, its `sign_on` first, so that the
 //! game's referee resynchronises the player as after a restarted client.
 //!
+//! A player whose old connection is still open (a network that died without a word, a
+//! proxy that keeps the referee's side open) is not locked out by it: a `sign_on` with
+//! the place's token, or, for a place without a token, one from the same host (IP
+//! address) as the old connection, replaces it. The old connection gets a `fault`
+//! ([`crate::client::REPLACED`]) and is closed, and the game under way takes the new
+//! one as above. A place without a token whose connection is live is not given to a
+//! connection from another host: that one is refused (its client tries again) until
+//! the old connection ends, which TCP keepalive makes sure of within about 20 s when
+//! its other end is gone ([`crate::transport::tcp::keep_alive`]).
+//!
 //! Besides its listed players, an open event may have seats (`--seats N`): places for
 //! players not named in advance. A `sign_on` whose `tcsi` name is nobody's takes the
 //! first free seat under that name; one without `tcsi` takes, after the listed places
@@ -27,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::stamped::{self, Feed, Stamped};
-use crate::transport::{LinkEvent, READ_TIMEOUT, Wire};
+use crate::transport::{LinkEvent, READ_TIMEOUT, STALLED_LINE, Wire};
 
 /// More lines than this in one second from a connection, beyond the lines argus sent it
 /// in that second, is a flood: the connection is closed. A player answers what it is
@@ -38,6 +48,12 @@ pub const FLOOD_LINES: usize = 100;
 /// How long a write to a player may wait for it to read: a client that stops reading
 /// does not hold up the event's last word for long, and its game's writer only its game.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a taken seat's player may be gone (no connection) before its games are
+/// given up: from then on each game it is paired in is lost by forfeit, until it
+/// connects again (docs/supervisor.md). A listed player is waited for as long as it
+/// takes, as a free seat is.
+pub const SEAT_GIVEN_UP: Duration = Duration::from_secs(60);
 
 /// A player of the event who connects by itself: `--player NAME[:TOKEN]`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -150,6 +166,14 @@ impl Router {
     pub fn close(&self) {
         let _ = self.stream.shutdown(Shutdown::Both);
     }
+
+    /// Tells the connection why it is closed, if it can take the line at once (one
+    /// whose other end is gone does not hold anything up), and closes it.
+    fn replace(&self, why: &str) {
+        let _ = self.stream.set_nonblocking(true);
+        self.send(&super::listen::referee_record("fault", Some(why)));
+        self.close();
+    }
 }
 
 /// A player's place in the event.
@@ -168,6 +192,9 @@ struct Slot {
     /// Whether the event's journal holds the place's name (a seat taken just now does
     /// not yet): only then is its player paired.
     recorded: bool,
+    /// Since when the place has had no connection (its last one closed; for a seat
+    /// taken before a resume, since the registry began).
+    gone_since: Option<Instant>,
 }
 
 impl Slot {
@@ -182,6 +209,25 @@ impl Slot {
 
     fn is_live(&self) -> bool {
         self.router.as_ref().is_some_and(|r| r.is_alive())
+    }
+
+    /// A seat whose player has been gone [`SEAT_GIVEN_UP`] or longer: it loses the
+    /// games it is paired in by forfeit until its player comes back.
+    fn is_given_up(&self) -> bool {
+        matches!(self.seat, Some((_, Some(_))))
+            && self.live_connection().is_none()
+            && self
+                .gone_since
+                .is_some_and(|at| at.elapsed() >= SEAT_GIVEN_UP)
+    }
+
+    /// The player's newest connection, if it is open: the one handed to its game, or
+    /// else the one it plays on.
+    fn live_connection(&self) -> Option<&Arc<Router>> {
+        match &self.handoff {
+            Some((router, _)) if router.is_alive() => Some(router),
+            _ => self.router.as_ref().filter(|r| r.is_alive()),
+        }
     }
 
     /// Takes a free seat under `name`.
@@ -211,6 +257,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Refusal(pub String);
 
+/// The one refusal for a name that is nobody's and for a wrong or missing token: a
+/// stranger does not learn which names the event has.
+fn not_admitted(name: &str) -> Refusal {
+    Refusal(format!("{name}: unknown player or wrong token"))
+}
+
+/// Whether `given` is the token `expected`, compared in constant time (a comparison
+/// that stopped at the first difference would tell a stranger, by its time, how much of
+/// a guess was right).
+fn token_matches(expected: &str, given: Option<&str>) -> bool {
+    use subtle::ConstantTimeEq;
+    bool::from(
+        expected
+            .as_bytes()
+            .ct_eq(given.unwrap_or_default().as_bytes()),
+    )
+}
+
 impl Registry {
     /// A registry of `places` (listed players and seats, a seat taken before a resume
     /// under its name), none connected; `engines` are the names of the event's local
@@ -239,6 +303,7 @@ impl Registry {
                             handoff: None,
                             seat,
                             recorded: true,
+                            gone_since: Some(Instant::now()),
                         }
                     })
                     .collect(),
@@ -300,7 +365,7 @@ impl Registry {
     /// did.
     pub fn claim(&self, indices: &[usize]) -> bool {
         let mut slots = lock(&self.slots);
-        let free = |s: &Slot| !s.busy && !s.out && s.recorded && s.is_live();
+        let free = |s: &Slot| !s.busy && (!s.out && s.recorded && s.is_live() || s.is_given_up());
         if !indices.iter().all(|&i| free(&slots[i])) {
             return false;
         }
@@ -308,6 +373,12 @@ impl Registry {
             slots[i].busy = true;
         }
         true
+    }
+
+    /// Whether place `i` is a seat whose player has been gone too long
+    /// ([`SEAT_GIVEN_UP`]): a game it is claimed for is lost by forfeit.
+    pub fn given_up(&self, i: usize) -> bool {
+        lock(&self.slots)[i].is_given_up()
     }
 
     /// Gives player `i` back after its game.
@@ -372,20 +443,34 @@ impl Registry {
 
     /// Admits a connection whose first line was a `sign_on` with these `name` (from
     /// `tcsi`) and `token`: finds its place (profile section 9) and starts its router.
+    /// A listed player with its token, or a place without a token from the host of its
+    /// old connection, replaces a connection that is still open (see the module's
+    /// words). Beyond `max_clients` connections of players only a listed player with
+    /// its token, or one replacing its own connection, is admitted.
     ///
     /// # Errors
     ///
-    /// A [`Refusal`] naming why: a wrong token, an unknown name, a name already
-    /// connected, no free place.
+    /// A [`Refusal`] naming why: an unknown name or a wrong token (the same words), a
+    /// name connected already from another host, no free place, too many connections.
     pub fn admit(
         self: &Arc<Registry>,
         stream: TcpStream,
         peer: SocketAddr,
-        name: Option<&str>,
-        token: Option<&str>,
+        (name, token): (Option<&str>, Option<&str>),
         sign_on: Vec<u8>,
+        max_clients: usize,
     ) -> Result<String, Refusal> {
         let mut slots = lock(&self.slots);
+        let full = slots
+            .iter()
+            .filter(|s| s.live_connection().is_some())
+            .count()
+            >= max_clients;
+        let too_many = || {
+            Refusal(format!(
+                "argus serve takes {max_clients} connections at most"
+            ))
+        };
         let free_seat = |slots: &[Slot]| slots.iter().position(Slot::is_free_seat);
         let index = match name {
             Some(name) => match slots.iter().position(|s| s.is_named(name)) {
@@ -398,13 +483,17 @@ impl Registry {
                         )));
                     }
                     let Some(index) = free_seat(&slots) else {
-                        let seats = slots.iter().any(|s| s.seat.is_some());
-                        return Err(Refusal(if seats {
-                            format!("{name} is not a player of this event, and no seat is free")
+                        return Err(if slots.iter().any(|s| s.seat.is_some()) {
+                            Refusal(format!(
+                                "{name} is not a player of this event, and no seat is free"
+                            ))
                         } else {
-                            format!("{name} is not a player of this event")
-                        }));
+                            not_admitted(name)
+                        });
                     };
+                    if full {
+                        return Err(too_many());
+                    }
                     slots[index].take(name, TakenBy::Name);
                     index
                 }
@@ -423,6 +512,7 @@ impl Registry {
                     })
                 };
                 match listed.or_else(unnamed).or_else(|| free_seat(&slots)) {
+                    Some(_) if full => return Err(too_many()),
                     Some(index) => {
                         slots[index].take(&peer.to_string(), TakenBy::Address);
                         index
@@ -436,21 +526,27 @@ impl Registry {
             }
         };
         let slot = &mut slots[index];
-        if let Some(expected) = &slot.player.token
-            && token != Some(expected.as_str())
-        {
-            return Err(Refusal(format!(
-                "{}: {} token",
-                slot.player.name,
-                if token.is_some() { "wrong" } else { "no" }
-            )));
-        }
-        if slot.is_live() {
-            return Err(Refusal(format!(
-                "{} is connected already",
-                slot.player.name
-            )));
-        }
+        let verified = match &slot.player.token {
+            Some(expected) if token_matches(expected, token) => true,
+            Some(_) => return Err(not_admitted(&slot.player.name)),
+            None => false,
+        };
+        // The connection this one replaces: the player's own, still open.
+        let old = match slot.live_connection() {
+            Some(old) if verified || (name.is_some() && old.peer.ip() == peer.ip()) => {
+                Some(Arc::clone(old))
+            }
+            Some(old) => {
+                return Err(Refusal(format!(
+                    "{} is connected already, from another host ({}): {}",
+                    slot.player.name,
+                    old.peer.ip(),
+                    crate::client::TRY_AGAIN
+                )));
+            }
+            None if full && !verified => return Err(too_many()),
+            None => None,
+        };
         let reader = stream
             .try_clone()
             .map_err(|e| Refusal(format!("cannot read the connection: {e}")))?;
@@ -464,9 +560,24 @@ impl Registry {
         });
         let name = slot.player.name.clone();
         slot.out = false;
+        slot.gone_since = None;
+        if let Some(old) = &old {
+            log::warn!(
+                "argus serve: {name} signed on again from {peer}: its connection from {} is closed",
+                old.peer
+            );
+            old.replace(&format!(
+                "{name} {} ({peer}): this one is closed",
+                crate::client::REPLACED
+            ));
+        }
         if slot.busy {
-            // Its game lost the line: the game takes the new connection.
-            slot.handoff = Some((router.clone(), sign_on));
+            // Its game lost the line (or loses it now, its connection replaced): the
+            // game takes the new connection. One handed over before and not yet taken
+            // is superseded.
+            if let Some((earlier, _)) = slot.handoff.replace((router.clone(), sign_on)) {
+                earlier.close();
+            }
         } else {
             slot.router = Some(router.clone());
         }
@@ -493,6 +604,19 @@ impl Registry {
         let mut second = std::time::Instant::now();
         let mut in_second = 0usize;
         let mut sent_before = router.sent.load(Ordering::Relaxed);
+        let mut last_byte = Instant::now();
+        let event = |piece: Piece, at: Instant| match piece {
+            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+        };
+        // What no game took is read between games.
+        let between_games = |refused: Vec<LinkEvent>| {
+            for event in refused {
+                if let LinkEvent::Line { bytes, .. } = event {
+                    self.between_games(index, &bytes);
+                }
+            }
+        };
         loop {
             match reader.read(&mut buf) {
                 Ok(0) => break,
@@ -500,6 +624,7 @@ impl Registry {
                     // The stamp: the bytes have just come off the socket.
                     let mut flood = false;
                     let refused = router.stamp(|at| {
+                        last_byte = at;
                         let mut lines = Vec::new();
                         splitter.feed(&buf[..n], |p| lines.push(p));
                         let sent = router.sent.load(Ordering::Relaxed);
@@ -513,13 +638,7 @@ impl Registry {
                         if flood {
                             return Vec::new();
                         }
-                        lines
-                            .into_iter()
-                            .map(|piece| match piece {
-                                Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-                                Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-                            })
-                            .collect()
+                        lines.into_iter().map(|piece| event(piece, at)).collect()
                     });
                     if flood {
                         log::warn!(
@@ -530,11 +649,7 @@ impl Registry {
                         router.close();
                         break;
                     }
-                    for event in refused {
-                        if let LinkEvent::Line { bytes, .. } = event {
-                            self.between_games(index, &bytes);
-                        }
-                    }
+                    between_games(refused);
                 }
                 Err(e)
                     if matches!(
@@ -542,18 +657,34 @@ impl Registry {
                         io::ErrorKind::TimedOut
                             | io::ErrorKind::WouldBlock
                             | io::ErrorKind::Interrupted
-                    ) => {}
+                    ) =>
+                {
+                    // A line that stops arriving without its terminator ends after
+                    // [`STALLED_LINE`] of silence, stamped with its last byte, as on a
+                    // serial line (docs/protocol.md): junk without a newline does not
+                    // wait for the player's next line and spoil it.
+                    if splitter.has_partial()
+                        && last_byte.elapsed() >= STALLED_LINE
+                        && let Some(piece) = splitter.take_partial()
+                    {
+                        log::debug!("{}: a line without its terminator ends here", router.peer);
+                        between_games(router.stamp(|_| vec![event(piece, last_byte)]));
+                    }
+                }
                 Err(_) => break,
             }
         }
         router.alive.store(false, Ordering::SeqCst);
         // The game's line reads end of file.
         lock(&router.target).take();
+        let mut slots = lock(&self.slots);
+        slots[index].gone_since = Some(Instant::now());
         log::info!(
             "{}: connection from {} closed",
-            lock(&self.slots)[index].player.name,
+            slots[index].player.name,
             router.peer
         );
+        drop(slots);
         self.changed.notify_all();
     }
 
@@ -640,5 +771,20 @@ mod tests {
         );
         assert_eq!(RemotePlayer::parse("Bob").unwrap().token, None);
         assert!(RemotePlayer::parse(":x").is_err());
+    }
+
+    #[test]
+    fn tokens_match_only_whole_and_refusals_do_not_tell_names_from_tokens() {
+        assert!(token_matches("s3cret", Some("s3cret")));
+        for given in [
+            None,
+            Some(""),
+            Some("s3cre"),
+            Some("s3cret!"),
+            Some("S3cret"),
+        ] {
+            assert!(!token_matches("s3cret", given), "{given:?}");
+        }
+        assert_eq!(not_admitted("Eve").0, "Eve: unknown player or wrong token");
     }
 }

@@ -35,6 +35,36 @@ pub struct Duplex {
     pub writer: Box<dyn Write + Send>,
 }
 
+/// What the demo and the benchmark join a referee to a built-in player with: the two
+/// ends of a pty pair where there are ptys (the referee's end a real serial line to the
+/// `serialport` crate), of an in-memory [`memory::pair`] elsewhere (Windows). Returns the
+/// referee's end, the player's, and the player's address (the slave's path, or
+/// `memory-N`).
+///
+/// # Errors
+///
+/// Returns the system's error when no pty can be allocated.
+pub fn local_pair(n: usize) -> io::Result<(Duplex, Duplex, String)> {
+    #[cfg(unix)]
+    {
+        let (master, slave) = pty::pair()?;
+        let address = slave.path.clone().unwrap_or_else(|| format!("pty-{n}"));
+        Ok((master.duplex, slave.duplex, address))
+    }
+    #[cfg(not(unix))]
+    {
+        let (referee, player) = memory::pair();
+        Ok((referee, player, format!("memory-{n}")))
+    }
+}
+
+/// What [`local_pair`] makes on this system, for the lines' labels and the PGN's Site.
+pub const LOCAL_PAIRS: &str = if cfg!(unix) {
+    "pty pairs"
+} else {
+    "in-memory lines"
+};
+
 /// A line as the mediator is given it: bytes to read and write (a port, a socket, a
 /// [`memory::pair`]), an in-process line of whole lines ([`memory::direct_pair`]), or
 /// a connection whose lines another thread reads and stamps ([`stamped::channel`]).

@@ -5,7 +5,9 @@
 //! behind `cfg(unix)`.
 
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
+#[cfg(unix)]
+use std::io::Read;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -176,7 +178,9 @@ pub fn open_fresh(path: &str, settings: &SerialSettings) -> io::Result<Duplex> {
 }
 
 fn open_port(path: &str, settings: &SerialSettings, fresh: bool) -> io::Result<Duplex> {
-    use serialport::{ClearBuffer, SerialPort};
+    use serialport::ClearBuffer;
+    #[cfg(unix)]
+    use serialport::SerialPort;
     let builder = settings.builder(path)?;
     #[cfg(unix)]
     {

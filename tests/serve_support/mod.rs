@@ -110,6 +110,9 @@ pub fn finish(mut running: Running, limit: Duration) -> Output {
 pub struct Relay {
     pub port: u16,
     cut: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    stall: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    /// The referee's ends of stalled connections, held open and never read.
+    held: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
 }
 
 impl Relay {
@@ -129,6 +132,9 @@ impl Relay {
         let port = listener.local_addr().unwrap().port();
         let cut = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
         let generation = cut.clone();
+        let stall = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let held = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (stalls, holder) = (stall.clone(), held.clone());
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
@@ -136,6 +142,7 @@ impl Relay {
                     continue;
                 };
                 let born = generation.load(Ordering::SeqCst);
+                let stalled_at = stalls.load(Ordering::SeqCst);
                 for (k, (mut from, mut to)) in [
                     (client.try_clone().unwrap(), server.try_clone().unwrap()),
                     (server, client),
@@ -144,6 +151,7 @@ impl Relay {
                 .enumerate()
                 {
                     let generation = generation.clone();
+                    let (stalls, holder) = (stalls.clone(), holder.clone());
                     // The client's first line, held until it is whole.
                     let mut first = (anonymous && k == 0).then(Vec::new);
                     std::thread::spawn(move || {
@@ -152,6 +160,14 @@ impl Relay {
                             .unwrap();
                         let mut buf = [0u8; 4096];
                         while generation.load(Ordering::SeqCst) == born {
+                            if stalls.load(Ordering::SeqCst) != stalled_at {
+                                // The client's end closes; the referee's stays open and
+                                // silent (no FIN, no RST), as behind a dead network.
+                                let (client, server) = if k == 0 { (from, to) } else { (to, from) };
+                                let _ = client.shutdown(std::net::Shutdown::Both);
+                                holder.lock().unwrap().push(server);
+                                return;
+                            }
                             match from.read(&mut buf) {
                                 Ok(0) => break,
                                 Ok(n) => {
@@ -175,13 +191,32 @@ impl Relay {
                                 Err(_) => break,
                             }
                         }
+                        if stalls.load(Ordering::SeqCst) != stalled_at {
+                            // Stalled meanwhile: the referee's end stays open.
+                            let (client, server) = if k == 0 { (from, to) } else { (to, from) };
+                            let _ = client.shutdown(std::net::Shutdown::Both);
+                            holder.lock().unwrap().push(server);
+                            return;
+                        }
                         let _ = from.shutdown(std::net::Shutdown::Both);
                         let _ = to.shutdown(std::net::Shutdown::Both);
                     });
                 }
             }
         });
-        Relay { port, cut }
+        Relay {
+            port,
+            cut,
+            stall,
+            held,
+        }
+    }
+
+    /// Closes the client's end of every connection through the relay now, and leaves
+    /// the referee's end open and silent for as long as the relay lives: a network
+    /// that died without a word, behind which the client connects again.
+    pub fn stall(&self) {
+        self.stall.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Drops every connection through the relay now.
@@ -213,5 +248,14 @@ fn without_tcsi(text: &str) -> String {
             format!("{}{}", &text[..at], text[end..].trim_start_matches(' '))
         }
         None => text.to_string(),
+    }
+}
+
+/// Waits for `done`, at most `limit`; fails saying `what` when it does not come.
+pub fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

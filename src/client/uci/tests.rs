@@ -125,7 +125,7 @@ fn clocks(white_ms: u64, black_ms: u64) -> TurnClocks {
     }
 }
 
-fn ops(analysis: &[(String, Vec<Operand>)]) -> String {
+fn ops(analysis: &[(&str, Operands)]) -> String {
     analysis
         .iter()
         .map(|(op, operands)| {
@@ -136,7 +136,7 @@ fn ops(analysis: &[(String, Vec<Operand>)]) -> String {
         .join("; ")
 }
 
-fn played(decision: Decision) -> (Move, Vec<(String, Vec<Operand>)>) {
+fn played(decision: Decision) -> (Move, Vec<(&'static str, Operands)>) {
     match decision {
         Decision::Move {
             mv,
@@ -299,7 +299,10 @@ fn converts_the_principal_variation() {
     let pv: Vec<String> = ["e1g1", "e8c8", "g7h8q", "d8h8", "a1a8", "h8h1", "c8b7"]
         .map(String::from)
         .into();
-    let sans: Vec<String> = pv_to_san(&pos, &pv).into_iter().map(|(_, s)| s).collect();
+    let sans: Vec<String> = pv_to_san(&pos, &pv)
+        .into_iter()
+        .map(|(_, s)| s.into())
+        .collect();
     // `h8h1` does not answer the check, so the variation stops before it.
     assert_eq!(sans, ["O-O", "O-O-O", "gxh8=Q", "Rxh8", "Ra8+"]);
     let mut search = Search::default();
@@ -312,7 +315,7 @@ fn converts_the_principal_variation() {
     let analysis = search.analysis(&pos, castle);
     let pv_ops = &analysis.last().unwrap().1;
     assert_eq!(
-        pv_ops,
+        pv_ops.as_slice(),
         &[
             Operand::unquoted("O-O").unwrap(),
             Operand::unquoted("O-O-O").unwrap(),
@@ -458,11 +461,11 @@ const STOCKFISH: &str = "/usr/games/stockfish";
 fn check_stockfish_move(decision: Decision, pos: &Chess) {
     let (mv, analysis) = played(decision);
     assert!(pos.is_legal(mv));
-    let names: Vec<&str> = analysis.iter().map(|(op, _)| op.as_str()).collect();
+    let names: Vec<&str> = analysis.iter().map(|(op, _)| *op).collect();
     for op in ["ce", "acd", "acn", "pv"] {
         assert!(names.contains(&op), "{op} missing from {}", ops(&analysis));
     }
-    let pv = &analysis.iter().find(|(op, _)| op == "pv").unwrap().1;
+    let pv = &analysis.iter().find(|(op, _)| *op == "pv").unwrap().1;
     let first = pv[0].as_move_text().unwrap();
     assert_eq!(crate::epd::resolve_move(pos, first).unwrap(), mv);
 }

@@ -2,6 +2,10 @@
 //! output turned into EPD analysis, and the texts of `level`, `time` and `otim`.
 
 use super::*;
+use compact_str::ToCompactString;
+use smallvec::smallvec;
+
+use crate::epd::Operands;
 
 /// Whether an error of [`EngineProcess::recv`] is a timeout (rather than an engine that
 /// is gone).
@@ -261,31 +265,31 @@ pub(super) fn is_move_number(word: &str) -> bool {
 
 /// The analysis operations for a reply from the engine's last thinking line: `ce`,
 /// `acd`, `acn`, `acs` and, when any of it can be read, `pv` in SAN.
-pub(super) fn analysis(pos: &Chess, thinking: &Thinking) -> Vec<(String, Vec<Operand>)> {
+pub(super) fn analysis(pos: &Chess, thinking: &Thinking) -> Vec<(&'static str, Operands)> {
     let mut line = pos.clone();
-    let mut pv = Vec::new();
+    let mut pv = Operands::new();
     for word in thinking.pv.split_whitespace() {
         if is_move_number(word) {
             continue;
         }
         match resolve_move(&line, word) {
             Ok(mv) => pv.push(Operand::Move(
-                SanPlus::from_move_and_play_unchecked(&mut line, mv).to_string(),
+                SanPlus::from_move_and_play_unchecked(&mut line, mv).to_compact_string(),
             )),
             Err(_) => break,
         }
     }
     let mate_plies = (!pv.is_empty() && line.is_checkmate()).then_some(pv.len());
-    let int = |n: i64| vec![Operand::Integer(n)];
+    let int = |n: i64| smallvec![Operand::Integer(n)];
     let big = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     let mut ops = vec![
-        ("ce".to_string(), int(epd_score(thinking.score, mate_plies))),
-        ("acd".to_string(), int(i64::from(thinking.ply))),
-        ("acn".to_string(), int(big(thinking.nodes))),
-        ("acs".to_string(), int(big(thinking.centis / 100))),
+        ("ce", int(epd_score(thinking.score, mate_plies))),
+        ("acd", int(i64::from(thinking.ply))),
+        ("acn", int(big(thinking.nodes))),
+        ("acs", int(big(thinking.centis / 100))),
     ];
     if !pv.is_empty() {
-        ops.push(("pv".to_string(), pv));
+        ops.push(("pv", pv));
     }
     ops
 }

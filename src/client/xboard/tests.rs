@@ -1,6 +1,7 @@
 use super::*;
 use shakmaty::ByColor;
 use shakmaty::uci::UciMove;
+use smallvec::smallvec;
 use std::path::{Path, PathBuf};
 
 fn fast() -> Timing {
@@ -314,13 +315,13 @@ fn reads_thinking_output_into_analysis() {
     assert_eq!(
         analysis,
         vec![
-            ("ce".to_string(), vec![Operand::Integer(35)]),
-            ("acd".to_string(), vec![Operand::Integer(5)]),
-            ("acn".to_string(), vec![Operand::Integer(15400)]),
-            ("acs".to_string(), vec![Operand::Integer(1)]),
+            ("ce", smallvec![Operand::Integer(35)]),
+            ("acd", smallvec![Operand::Integer(5)]),
+            ("acn", smallvec![Operand::Integer(15400)]),
+            ("acs", smallvec![Operand::Integer(1)]),
             (
-                "pv".to_string(),
-                vec![
+                "pv",
+                smallvec![
                     Operand::Move("e4".into()),
                     Operand::Move("e5".into()),
                     Operand::Move("Nf3".into()),
@@ -395,12 +396,9 @@ fn scores_mates_in_the_epd_convention() {
     let pos = position("7k/8/6K1/8/8/8/8/R7 w - - 0 1");
     let t = parse_thinking("40 +9999 200 5860000 Ra8#").unwrap();
     let ops = analysis(&pos, &t);
-    assert_eq!(ops[0], ("ce".to_string(), vec![Operand::Integer(32_766)]));
-    assert_eq!(ops[3], ("acs".to_string(), vec![Operand::Integer(2)]));
-    assert_eq!(
-        ops[4],
-        ("pv".to_string(), vec![Operand::Move("Ra8#".into())])
-    );
+    assert_eq!(ops[0], ("ce", smallvec![Operand::Integer(32_766)]));
+    assert_eq!(ops[3], ("acs", smallvec![Operand::Integer(2)]));
+    assert_eq!(ops[4], ("pv", smallvec![Operand::Move("Ra8#".into())]));
 }
 
 #[test]
@@ -692,7 +690,7 @@ fn real_engine_with(command: &str, expect_analysis: bool, decide: Decide) {
     };
     assert!(start.is_legal(mv));
     if expect_analysis {
-        assert!(analysis.iter().any(|(op, _)| op == "ce"), "{analysis:?}");
+        assert!(analysis.iter().any(|(op, _)| *op == "ce"), "{analysis:?}");
     }
     let (pos, moves) = play(&start, &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]);
     let t0 = Instant::now();
@@ -728,7 +726,7 @@ fn gnuchess_plays() {
     };
     assert_eq!(mv, uci(&start, "a1a8"));
     assert!(
-        analysis.contains(&("ce".to_string(), vec![Operand::Integer(32_766)])),
+        analysis.contains(&("ce", smallvec![Operand::Integer(32_766)])),
         "{analysis:?}"
     );
 }
@@ -767,7 +765,7 @@ fn a_polled_turn_sends_go_after_the_pong_and_takes_the_move_and_its_analysis() {
     assert_eq!(mv, uci(&pos, "e2e4"));
     assert!(offer_draw, "the offer after the move goes with it");
     assert!(
-        analysis.contains(&("ce".to_string(), vec![Operand::Integer(35)])),
+        analysis.contains(&("ce", smallvec![Operand::Integer(35)])),
         "{analysis:?}"
     );
     assert_eq!(engine.wake_at(), None, "no turn under way");

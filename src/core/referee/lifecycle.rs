@@ -3,6 +3,7 @@
 //! again or of both after a resume.
 
 use super::*;
+use compact_str::ToCompactString;
 
 impl Referee {
     pub(super) fn disconnect(&mut self) {
@@ -134,7 +135,7 @@ impl Referee {
         for m in &moves[..executed] {
             let mut rec = record(&m.before, "execute");
             number_ops(&mut rec, &m.before);
-            rec.set("sm", vec![Operand::Move(m.san.to_string())]);
+            rec.set("sm", [Operand::Move(m.san.to_compact_string())]);
             lines.push((rec, Tx::Other));
         }
         if to_move {

@@ -2,6 +2,7 @@
 //! `fault`, the analysis on a reply in SAN, and the PGN of a game.
 
 use super::*;
+use compact_str::ToCompactString;
 
 impl Referee {
     pub(super) fn tags(&self, cur: &Current) -> Vec<(String, String)> {
@@ -58,7 +59,7 @@ impl Referee {
     pub(super) fn inform_record(&self, cur: &Current) -> Record {
         let mut operands = Vec::new();
         for (name, value) in self.tags(cur) {
-            operands.push(Operand::Identifier(name));
+            operands.push(Operand::Identifier(name.into()));
             operands.push(Operand::lossy_string(&value));
         }
         let mut rec = record(cur.game.position(), "inform");
@@ -69,26 +70,26 @@ impl Referee {
     pub(super) fn respond_record(cur: &Current) -> Record {
         let game = &cur.game;
         let (pos, sm) = match game.last_move() {
-            Some(m) => (&m.before, Some(m.san.to_string())),
+            Some(m) => (&m.before, Some(m.san.to_compact_string())),
             None => (game.position(), None),
         };
         let mut rec = record(pos, "respond");
         number_ops(&mut rec, pos);
         let consumed =
             |c| Operand::Clock(Clock::from_duration_truncated(game.clocks().consumed(c)));
-        rec.set("cc", vec![consumed(Color::White), consumed(Color::Black)]);
+        rec.set("cc", [consumed(Color::White), consumed(Color::Black)]);
         if let Some(sm) = sm {
-            rec.set("sm", vec![Operand::Move(sm)]);
+            rec.set("sm", [Operand::Move(sm)]);
         }
         if cur.offer.is_some() {
-            rec.set("draw_offer", vec![]);
+            rec.set("draw_offer", []);
         }
         rec
     }
 
     pub(super) fn fault_record(pos: &Chess, reason: &str) -> Record {
         let mut rec = record(pos, "fault");
-        rec.set("c0", vec![Operand::lossy_string(reason)]);
+        rec.set("c0", [Operand::lossy_string(reason)]);
         rec
     }
 }
@@ -97,16 +98,13 @@ impl Referee {
 /// after every double pawn push (EPD spec 4.4).
 pub(super) fn record(pos: &Chess, refcom: &str) -> Record {
     let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
-    rec.set("refcom", vec![Operand::Identifier(refcom.to_string())]);
+    rec.set("refcom", [Operand::Identifier(refcom.into())]);
     rec
 }
 
 pub(super) fn number_ops(rec: &mut Record, pos: &Chess) {
-    rec.set(
-        "fmvn",
-        vec![Operand::Integer(i64::from(pos.fullmoves().get()))],
-    );
-    rec.set("hmvc", vec![Operand::Integer(i64::from(pos.halfmoves()))]);
+    rec.set("fmvn", [Operand::Integer(i64::from(pos.fullmoves().get()))]);
+    rec.set("hmvc", [Operand::Integer(i64::from(pos.halfmoves()))]);
 }
 
 pub(super) fn text_operand(rec: &Record, opcode: &str) -> Option<String> {
@@ -135,46 +133,98 @@ pub(super) fn same_position(pos: &Chess, epd: &Epd) -> bool {
 /// nodes (`acn`) as `15400n`, then `pv ...` (or `pm ...`) in canonical SAN from `pos`,
 /// the reply's position (see [`san_line`]), and the `c0` comment.
 pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
+    use std::fmt::Write as _;
     let first = |op: &str| rec.operands(op).and_then(|o| o.first());
     let int = |op: &str| first(op).and_then(Operand::as_integer);
-    let mut parts: Vec<String> = Vec::new();
+    // The parts are written straight into one string, each after a space but the
+    // first, as joining them would (a reply is commented every ply).
+    let mut text = String::new();
+    let mut parts = 0usize;
+    let mut next_part = |text: &mut String| {
+        if parts > 0 {
+            text.push(' ');
+        }
+        parts += 1;
+    };
     if let Some(ce) = int("ce") {
-        let mut score = if ce > 32000 {
-            format!("+M{}", (32767 - ce + 1) / 2)
+        next_part(&mut text);
+        let _ = if ce > 32000 {
+            write!(text, "+M{}", (32767 - ce + 1) / 2)
         } else if ce < -32000 {
-            format!("-M{}", (32767 + ce) / 2)
+            write!(text, "-M{}", (32767 + ce) / 2)
         } else {
-            format!("{:+.2}", ce as f64 / 100.0)
+            write!(text, "{:+.2}", ce as f64 / 100.0)
         };
         if let Some(depth) = int("acd") {
-            score.push_str(&format!("/{depth}"));
+            let _ = write!(text, "/{depth}");
         }
-        parts.push(score);
     }
     if let Some(secs) = int("acs") {
-        parts.push(format!("{secs}s"));
+        next_part(&mut text);
+        let _ = write!(text, "{secs}s");
     }
     if let Some(nodes) = int("acn") {
-        parts.push(format!("{nodes}n"));
+        next_part(&mut text);
+        let _ = write!(text, "{nodes}n");
     }
-    let moves = |op: &str| {
+    // `op` and its moves in SAN, when at least one of them is legal; whether it was.
+    let moves = |text: &mut String, op: &str, sep: bool| {
         // pm has one operand; a second one is not read.
-        let ops = rec.operands(op)?;
+        let Some(ops) = rec.operands(op) else {
+            return false;
+        };
         let ops = if op == "pm" {
             &ops[..ops.len().min(1)]
         } else {
             ops
         };
-        let sans = san_line(pos, ops);
-        (!sans.is_empty()).then(|| format!("{op} {}", sans.join(" ")))
+        let mark = text.len();
+        if sep {
+            text.push(' ');
+        }
+        text.push_str(op);
+        if push_san_line(text, pos, ops) == 0 {
+            text.truncate(mark);
+            return false;
+        }
+        true
     };
-    if let Some(pv) = moves("pv").or_else(|| moves("pm")) {
-        parts.push(pv);
+    let sep = parts > 0;
+    if moves(&mut text, "pv", sep) || moves(&mut text, "pm", sep) {
+        parts += 1;
     }
     if let Some(comment) = first("c0").and_then(Operand::as_str) {
-        parts.push(comment.to_string());
+        if parts > 0 {
+            text.push(' ');
+        }
+        parts += 1;
+        text.push_str(comment);
     }
-    (!parts.is_empty()).then(|| parts.join(" "))
+    (parts > 0).then_some(text)
+}
+
+/// Appends ` SAN` to `out` for each move of `ops` that [`san_line`] would give, without
+/// a string for each; returns how many.
+fn push_san_line(out: &mut String, pos: &Chess, ops: &[Operand]) -> usize {
+    use std::fmt::Write as _;
+    let mut pos = pos.clone();
+    let mut count = 0;
+    for op in ops {
+        let Some(text) = op.as_move_text() else {
+            break;
+        };
+        let Ok(m) = resolve_move(&pos, text) else {
+            break;
+        };
+        out.push(' ');
+        let _ = write!(
+            out,
+            "{}",
+            SanPlus::from_move_and_play_unchecked(&mut pos, m)
+        );
+        count += 1;
+    }
+    count
 }
 
 /// The moves of a `pv` (or the one of a `pm`), played in turn from `pos`, the position

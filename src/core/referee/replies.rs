@@ -184,7 +184,7 @@ impl Referee {
         // Mate and stalemate come first, then a valid claim, then the draws the rules
         // impose by themselves.
         let game = &cur.game;
-        if game.position().is_checkmate() || game.position().is_stalemate() {
+        if game.no_legal_moves() {
             let finish = game.automatic_end(false).expect("mate or stalemate");
             return self.finish(finish);
         }

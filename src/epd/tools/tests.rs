@@ -534,7 +534,7 @@ fn meaning(line: &str) -> (String, Vec<(String, Vec<String>)>) {
             operands.sort();
             operands.dedup();
         }
-        operations.push((op.opcode.clone(), operands));
+        operations.push((op.opcode.to_string(), operands));
     }
     operations.sort();
     (

@@ -236,6 +236,7 @@ fn a_player_overrides_the_line_defaults_for_its_port_only() {
 
 /// The wire timing of `text`'s [line] and [player.*] keys, with port A on `a` and
 /// port B on `b`.
+#[cfg(unix)]
 fn wire(a: &str, b: &str, keys: &str) -> [Option<Duration>; 2] {
     let (line, players) = keys.split_once("|").unwrap_or((keys, ""));
     let (extra_a, extra_b) = players.split_once("|").unwrap_or((players, ""));

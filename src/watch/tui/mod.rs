@@ -21,7 +21,9 @@ use std::io::{self, IsTerminal as _};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
+#[cfg(unix)]
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crossbeam_channel::Receiver;
 
@@ -108,6 +110,7 @@ pub fn restore() {
     }
 }
 
+#[cfg(unix)]
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -235,6 +238,7 @@ pub const LINES_KEPT: usize = 20;
 
 /// The view's loop: a frame every 100 ms (the clocks tick by tenths), and the keys;
 /// returns the log's last lines.
+#[cfg(unix)]
 fn run<B: ratatui::backend::Backend>(
     mut terminal: ratatui::Terminal<B>,
     live: &Live,
@@ -299,8 +303,8 @@ where
 
 /// Ctrl-C typed in the view: the terminal's raw mode sends it as a key, so the view
 /// raises the signal itself, for the handler that is there without the view.
+#[cfg(unix)]
 fn interrupt() {
-    #[cfg(unix)]
     // SAFETY: raise sends this process a signal that argus handles.
     unsafe {
         libc::raise(libc::SIGINT);
