@@ -248,6 +248,11 @@ pub struct StandbyArgs {
     /// reached an opponent is lost in a takeover while they keep up.
     #[arg(long, requires = "standby_listen")]
     pub standby_sync: bool,
+    /// With --standby-listen: the file of a secret key (16 bytes or more) that observers
+    /// must prove they hold before they are sent anything or believed (their
+    /// --standby-key). Needed to listen on anything but a loopback address.
+    #[arg(long, value_name = "FILE", requires = "standby_listen")]
+    pub standby_key: Option<PathBuf>,
 }
 
 // `argus observe`.
@@ -279,6 +284,10 @@ pub struct ObserveArgs {
     /// over).
     #[arg(long)]
     pub unattended: bool,
+    /// The file of the key the primary's --standby-key names (the same secret): this
+    /// observer proves it holds it, and checks that the primary does.
+    #[arg(long, value_name = "FILE")]
+    pub standby_key: Option<PathBuf>,
 }
 
 // `argus wire`.
@@ -403,6 +412,7 @@ pub struct SerialArgs {
             "tc", "games", "openings", "event", "site", "round", "name_a", "name_b", "pgn",
             "journal", "reset_delay", "conclude_delay", "draw_rule", "illegal",
             "no_wire_compensation", "http", "standby_listen", "standby_sync",
+            "standby_key",
         ]
     )]
     pub config: Option<PathBuf>,

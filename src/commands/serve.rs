@@ -284,6 +284,19 @@ pub(crate) fn standby_hub(
     let Some(addr) = standby.standby_listen else {
         return Ok(None);
     };
+    let key = standby
+        .standby_key
+        .as_deref()
+        .map(argus::secret::Key::read)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    // The stream gives the journals and the power to stop this referee: beyond this
+    // machine, only to observers that hold the key.
+    if key.is_none() && !addr.ip().is_loopback() {
+        bail!(
+            "--standby-listen {addr}: an address beyond this machine needs --standby-key FILE (a secret the observers hold too: head -c 32 /dev/urandom | base64 > standby.key), or listen on 127.0.0.1"
+        );
+    }
     let listen = if only {
         argus::mediator::standby::Hub::listen_for_journal
     } else {
@@ -293,6 +306,7 @@ pub(crate) fn standby_hub(
         addr,
         root,
         standby.standby_sync,
+        key,
         Box::new(move |by| {
             argus::watch::tui::restore();
             eprintln!(
@@ -351,6 +365,7 @@ pub(crate) fn run_serve_as(
                             "plain",
                             "standby_listen",
                             "standby_sync",
+                            "standby_key",
                         ]
                         .contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())

@@ -142,6 +142,7 @@ struct RawNetwork {
     seats: Value,
     standby_listen: Value,
     standby_sync: Value,
+    standby_key: Value,
 }
 
 /// One `[[engine]]`: the keys of `--engine`'s words.
@@ -248,7 +249,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
                 .flat_map(|w| w.split_whitespace())
                 .map(str::to_string)
                 .collect();
-        } else if ["out", "pgnout", "epdout"].contains(&name)
+        } else if ["out", "pgnout", "epdout", "standby_key"].contains(&name)
             && let [path] = words.as_slice()
             && Path::new(path).is_relative()
         {
@@ -297,6 +298,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
     scalar("network", "seats", &raw.network.seats)?;
     scalar("network", "standby_listen", &raw.network.standby_listen)?;
     scalar("network", "standby_sync", &raw.network.standby_sync)?;
+    scalar("network", "standby_key", &raw.network.standby_key)?;
     // The players, in the order of the file.
     let mut players: Vec<(usize, FileOption)> = Vec::new();
     for engine in &raw.engine {
