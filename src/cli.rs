@@ -88,9 +88,15 @@ pub struct ServeArgs {
     pub each: Vec<String>,
     /// A player that connects by itself (`argus client --connect`), as NAME or
     /// NAME:TOKEN; with any token given, only listed players, each with its token, may
-    /// sign on. Players keep the order of --engine and --player on the command line.
+    /// sign on. Players keep the order of --engine, --player and --players on the
+    /// command line. A token here shows in `ps`: rather give it in --players FILE.
     #[arg(long = "player", value_name = "NAME[:TOKEN]")]
     pub player: Vec<String>,
+    /// Players that connect by themselves, from FILE: one `NAME TOKEN` a line (the
+    /// token its last word, the name what comes before), `#` starting a comment line;
+    /// each as --player NAME:TOKEN, without the tokens showing in `ps`.
+    #[arg(long, value_name = "FILE")]
+    pub players: Option<PathBuf>,
     /// Places for players not named in advance, who connect by themselves: a sign_on
     /// whose tcsi name is nobody's takes a free seat under that name, one without tcsi
     /// a seat named by its address and port. The seats come after the listed players;
@@ -574,7 +580,8 @@ pub struct ClientArgs {
     #[arg(long, value_name = "HOST:PORT[,HOST:PORT]")]
     pub connect: Option<String>,
     /// The secret of this player in an IP event that lists its players with tokens
-    /// (`argus serve --player NAME:TOKEN`).
+    /// (`argus serve --players FILE`). It shows in `ps` to every user of this machine:
+    /// rather set the environment variable ARGUS_TOKEN, read when --token is not given.
     #[arg(long, requires = "connect", value_name = "SECRET")]
     pub token: Option<String>,
     #[command(flatten)]

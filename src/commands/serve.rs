@@ -40,6 +40,12 @@ fn serve_players(
             let player = RemotePlayer::parse(text).map_err(anyhow::Error::msg)?;
             placed.push((at, Entrant::Remote(player)));
         }
+        // --players FILE: its players where it stands, in the file's order.
+        if let Some(path) = &args.players {
+            let at = m.index_of("players").unwrap_or(usize::MAX);
+            let listed = argus::server::read_players(path).map_err(anyhow::Error::msg)?;
+            placed.extend(listed.into_iter().map(|p| (at, Entrant::Remote(p))));
+        }
     }
     placed.sort_by_key(|(at, _)| *at);
     let mut players: Vec<Entrant> = placed.into_iter().map(|(_, p)| p).collect();
@@ -198,13 +204,14 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
                 && m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
         })
     };
-    // --engine or --player on the command line: the players are the command line's.
-    let players_given = given("engine") || given("player");
+    // --engine, --player or --players on the command line: the players are the
+    // command line's.
+    let players_given = given("engine") || given("player") || given("players");
     let from_file: Vec<&argus::server::config::FileOption> = file
         .iter()
         .filter(|o| {
             let id = o.option.replace('-', "_");
-            if ["engine", "player"].contains(&id.as_str()) {
+            if ["engine", "player", "players"].contains(&id.as_str()) {
                 !players_given
             } else {
                 !given(&id)

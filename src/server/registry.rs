@@ -44,8 +44,9 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct RemotePlayer {
     /// Its name.
     pub name: String,
-    /// Its secret, in a closed event.
-    pub token: Option<String>,
+    /// Its secret, in a closed event: as a hash, the token itself never kept (the
+    /// event's journal holds this).
+    pub token: Option<crate::secret::TokenHash>,
 }
 
 impl RemotePlayer {
@@ -64,7 +65,9 @@ impl RemotePlayer {
         }
         Ok(RemotePlayer {
             name: name.trim().to_string(),
-            token: token.filter(|t| !t.is_empty()),
+            token: token
+                .filter(|t| !t.is_empty())
+                .map(|t| crate::secret::TokenHash::of(&t)),
         })
     }
 }
@@ -428,7 +431,7 @@ impl Registry {
         };
         let slot = &mut slots[index];
         if let Some(expected) = &slot.player.token
-            && token != Some(expected.as_str())
+            && !token.is_some_and(|t| expected.matches(t))
         {
             return Err(Refusal(format!(
                 "{}: {} token",
@@ -613,13 +616,15 @@ mod tests {
 
     #[test]
     fn a_player_is_a_name_and_maybe_a_token() {
-        assert_eq!(
-            RemotePlayer::parse("Ann:s3cret").unwrap(),
-            RemotePlayer {
-                name: "Ann".into(),
-                token: Some("s3cret".into())
-            }
-        );
+        let ann = RemotePlayer::parse("Ann:s3cret").unwrap();
+        assert_eq!(ann.name, "Ann");
+        assert!(ann.token.as_ref().is_some_and(|t| t.matches("s3cret")));
+        assert!(!ann.token.as_ref().is_some_and(|t| t.matches("s3cre")));
+        // What the event's journal holds of it: no token.
+        let json = serde_json::to_string(&ann).unwrap();
+        assert!(!json.contains("s3cret"), "{json}");
+        let back: RemotePlayer = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ann);
         assert_eq!(RemotePlayer::parse("Bob").unwrap().token, None);
         assert!(RemotePlayer::parse(":x").is_err());
     }

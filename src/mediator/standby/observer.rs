@@ -174,7 +174,8 @@ impl Copies {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(io)?;
         }
-        let mut out = fs::File::options()
+        // As the primary's: its owner's alone.
+        let mut out = crate::secret::private(&mut fs::File::options())
             .create(true)
             .append(true)
             .open(&path)
