@@ -325,9 +325,14 @@ pub(crate) fn standby_hub(
     )
     .with_context(|| format!("--standby-listen {addr}"))?;
     println!(
-        "{what}: observers follow at {} (argus observe {}{})",
+        "{what}: observers follow at {} (argus observe {}{}{})",
         hub.addr(),
         hub.addr(),
+        if standby.standby_key.is_some() {
+            " --standby-key FILE"
+        } else {
+            ""
+        },
         if standby.standby_sync {
             "; a line is relayed once they hold it"
         } else {
