@@ -92,9 +92,15 @@ pub struct ServeArgs {
     pub each: Vec<String>,
     /// A player that connects by itself (`argus client --connect`), as NAME or
     /// NAME:TOKEN; with any token given, only listed players, each with its token, may
-    /// sign on. Players keep the order of --engine and --player on the command line.
+    /// sign on. Players keep the order of --engine, --player and --players on the
+    /// command line. A token here shows in `ps`: rather give it in --players FILE.
     #[arg(long = "player", value_name = "NAME[:TOKEN]")]
     pub player: Vec<String>,
+    /// Players that connect by themselves, from FILE: one `NAME TOKEN` a line (the
+    /// token its last word, the name what comes before), `#` starting a comment line;
+    /// each as --player NAME:TOKEN, without the tokens showing in `ps`.
+    #[arg(long, value_name = "FILE")]
+    pub players: Option<PathBuf>,
     /// Places for players not named in advance, who connect by themselves: a sign_on
     /// whose tcsi name is nobody's takes a free seat under that name, one without tcsi
     /// a seat named by its address and port. The seats come after the listed players;
@@ -255,6 +261,11 @@ pub struct StandbyArgs {
     /// reached an opponent is lost in a takeover while they keep up.
     #[arg(long, requires = "standby_listen")]
     pub standby_sync: bool,
+    /// With --standby-listen: the file of a secret key (16 bytes or more) that observers
+    /// must prove they hold before they are sent anything or believed (their
+    /// --standby-key). Needed to listen on anything but a loopback address.
+    #[arg(long, value_name = "FILE", requires = "standby_listen")]
+    pub standby_key: Option<PathBuf>,
 }
 
 // `argus observe`.
@@ -286,6 +297,10 @@ pub struct ObserveArgs {
     /// over).
     #[arg(long)]
     pub unattended: bool,
+    /// The file of the key the primary's --standby-key names (the same secret): this
+    /// observer proves it holds it, and checks that the primary does.
+    #[arg(long, value_name = "FILE")]
+    pub standby_key: Option<PathBuf>,
 }
 
 // `argus wire`.
@@ -410,6 +425,7 @@ pub struct SerialArgs {
             "tc", "games", "openings", "event", "site", "round", "name_a", "name_b", "pgn",
             "journal", "reset_delay", "conclude_delay", "draw_rule", "illegal",
             "no_wire_compensation", "http", "standby_listen", "standby_sync",
+            "standby_key",
         ]
     )]
     pub config: Option<PathBuf>,
@@ -571,7 +587,8 @@ pub struct ClientArgs {
     #[arg(long, value_name = "HOST:PORT[,HOST:PORT]")]
     pub connect: Option<String>,
     /// The secret of this player in an IP event that lists its players with tokens
-    /// (`argus serve --player NAME:TOKEN`).
+    /// (`argus serve --players FILE`). It shows in `ps` to every user of this machine:
+    /// rather set the environment variable ARGUS_TOKEN, read when --token is not given.
     #[arg(long, requires = "connect", value_name = "SECRET")]
     pub token: Option<String>,
     #[command(flatten)]

@@ -11,6 +11,7 @@ pub mod epd;
 pub mod field;
 pub mod mediator;
 pub mod openings;
+pub mod secret;
 pub mod server;
 pub mod tournament;
 pub mod transport;

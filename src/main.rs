@@ -352,6 +352,7 @@ fn plan_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         standby: argus::cli::StandbyArgs {
             standby_listen: event.standby_listen,
             standby_sync: event.standby_sync,
+            standby_key: event.standby_key.clone(),
         },
         live: None,
     })
@@ -418,6 +419,7 @@ fn plan_resume(
             (None, Some(e)) => argus::cli::StandbyArgs {
                 standby_listen: e.standby_listen,
                 standby_sync: e.standby_sync,
+                standby_key: e.standby_key.clone(),
             },
             _ => args.standby.clone(),
         },

@@ -406,10 +406,29 @@ fn a_killed_primary_is_taken_over_asynchronously() {
 /// saying why; the observer plays the event to its end.
 #[test]
 fn a_primary_told_that_an_observer_took_over_exits_3() {
+    told_primary_exits_3(false);
+}
+
+/// The same with `--standby-key` on both: the observer that holds the key follows and
+/// its word is believed.
+#[test]
+fn a_primary_told_by_an_observer_with_its_key_exits_3() {
+    told_primary_exits_3(true);
+}
+
+fn told_primary_exits_3(keyed: bool) {
     let dir = tempfile::tempdir().unwrap();
     let (ev, copy) = (dir.path().join("ev"), dir.path().join("copy"));
     let standby = format!("127.0.0.1:{}", free_port());
-    let primary = spawn(&[
+    let key_path = dir.path().join("standby.key");
+    std::fs::write(&key_path, "0123456789abcdef0123456789abcdef\n").unwrap();
+    let key: Vec<&str> = if keyed {
+        vec!["--standby-key", key_path.to_str().unwrap()]
+    } else {
+        Vec::new()
+    };
+    let ev_dir = ev.to_str().unwrap();
+    let mut args = vec![
         "serve",
         "--engine",
         "name=A",
@@ -426,8 +445,10 @@ fn a_primary_told_that_an_observer_took_over_exits_3() {
         "--unattended",
         "--plain",
         "--out",
-        ev.to_str().unwrap(),
-    ]);
+        ev_dir,
+    ];
+    args.extend(&key);
+    let primary = spawn(&args);
     let http = format!("127.0.0.1:{}", free_port());
     let mut observer = Running(Some(
         Command::new(env!("CARGO_BIN_EXE_argus"))
@@ -441,6 +462,7 @@ fn a_primary_told_that_an_observer_took_over_exits_3() {
                 "--http",
                 &http,
             ])
+            .args(&key)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

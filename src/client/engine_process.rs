@@ -112,6 +112,8 @@ impl EngineProcess {
             return Err(start_err("the command is empty".to_string()));
         };
         let mut cmd = Command::new(program);
+        // The player's token is the client's, not its engine's.
+        cmd.env_remove(crate::client::TOKEN_ENV);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

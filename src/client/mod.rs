@@ -136,6 +136,11 @@ pub const REPLACED: &str = "signed on again from another connection";
 /// How long a client waits to hear from the referee before it signs on again.
 pub const SIGN_ON_AGAIN: Duration = Duration::from_secs(3);
 
+/// The environment variable `argus client` reads its token from when `--token` is not
+/// given (a command line shows in `ps`; the environment, to its owner alone). Its
+/// engine is started without it.
+pub const TOKEN_ENV: &str = "ARGUS_TOKEN";
+
 /// How long part of a line from the referee may wait for more bytes before it is taken
 /// as a record whose terminator noise changed (the referee writes whole lines).
 pub const STALLED_LINE: Duration = Duration::from_millis(250);

@@ -147,7 +147,13 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
         eol: args.line.eol,
         // TCP loses nothing: the checksum extension is for noisy serial lines.
         checksum: !args.no_checksum && args.connect.is_none(),
-        token: args.token.clone(),
+        // --token shows in `ps`; ARGUS_TOKEN does not.
+        token: args.token.clone().or_else(|| {
+            args.connect.as_ref()?;
+            std::env::var(client::TOKEN_ENV)
+                .ok()
+                .filter(|t| !t.is_empty())
+        }),
         restarts: None,
     };
     // Refusals to wait out in a row (a name whose old connection is still open): the

@@ -165,12 +165,19 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
             None => String::new(),
         }
     );
+    let key = args
+        .standby_key
+        .as_deref()
+        .map(argus::secret::Key::read)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let how = Follow {
         primary: args.primary.clone(),
         takeover_after: args.takeover_after,
         asked: &ASKED,
         by: by.clone(),
         ready: &|| ready(&args).map(|_| ()),
+        key: key.as_ref(),
     };
     match observer::follow(&how, &mut copies) {
         Outcome::Ended { stopped: false } => {
@@ -196,7 +203,7 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
         ),
     }
     // A primary that was cut off, not dead, hears it as soon as it can.
-    observer::keep_telling(args.primary.clone(), by);
+    observer::keep_telling(args.primary.clone(), by, key);
     TAKEN.store(true, Ordering::SeqCst);
     take_over(&args, live)
 }

@@ -40,6 +40,12 @@ fn serve_players(
             let player = RemotePlayer::parse(text).map_err(anyhow::Error::msg)?;
             placed.push((at, Entrant::Remote(player)));
         }
+        // --players FILE: its players where it stands, in the file's order.
+        if let Some(path) = &args.players {
+            let at = m.index_of("players").unwrap_or(usize::MAX);
+            let listed = argus::server::read_players(path).map_err(anyhow::Error::msg)?;
+            placed.extend(listed.into_iter().map(|p| (at, Entrant::Remote(p))));
+        }
     }
     placed.sort_by_key(|(at, _)| *at);
     let mut players: Vec<Entrant> = placed.into_iter().map(|(_, p)| p).collect();
@@ -198,13 +204,14 @@ pub(crate) fn serve_cmd(args: ServeArgs, matches: Option<&clap::ArgMatches>) -> 
                 && m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
         })
     };
-    // --engine or --player on the command line: the players are the command line's.
-    let players_given = given("engine") || given("player");
+    // --engine, --player or --players on the command line: the players are the
+    // command line's.
+    let players_given = given("engine") || given("player") || given("players");
     let from_file: Vec<&argus::server::config::FileOption> = file
         .iter()
         .filter(|o| {
             let id = o.option.replace('-', "_");
-            if ["engine", "player"].contains(&id.as_str()) {
+            if ["engine", "player", "players"].contains(&id.as_str()) {
                 !players_given
             } else {
                 !given(&id)
@@ -284,6 +291,19 @@ pub(crate) fn standby_hub(
     let Some(addr) = standby.standby_listen else {
         return Ok(None);
     };
+    let key = standby
+        .standby_key
+        .as_deref()
+        .map(argus::secret::Key::read)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    // The stream gives the journals and the power to stop this referee: beyond this
+    // machine, only to observers that hold the key.
+    if key.is_none() && !addr.ip().is_loopback() {
+        bail!(
+            "--standby-listen {addr}: an address beyond this machine needs --standby-key FILE (a secret the observers hold too: head -c 32 /dev/urandom | base64 > standby.key), or listen on 127.0.0.1"
+        );
+    }
     let listen = if only {
         argus::mediator::standby::Hub::listen_for_journal
     } else {
@@ -293,6 +313,7 @@ pub(crate) fn standby_hub(
         addr,
         root,
         standby.standby_sync,
+        key,
         Box::new(move |by| {
             argus::watch::tui::restore();
             eprintln!(
@@ -304,9 +325,14 @@ pub(crate) fn standby_hub(
     )
     .with_context(|| format!("--standby-listen {addr}"))?;
     println!(
-        "{what}: observers follow at {} (argus observe {}{})",
+        "{what}: observers follow at {} (argus observe {}{}{})",
         hub.addr(),
         hub.addr(),
+        if standby.standby_key.is_some() {
+            " --standby-key FILE"
+        } else {
+            ""
+        },
         if standby.standby_sync {
             "; a line is relayed once they hold it"
         } else {
@@ -351,6 +377,7 @@ pub(crate) fn run_serve_as(
                             "plain",
                             "standby_listen",
                             "standby_sync",
+                            "standby_key",
                         ]
                         .contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())

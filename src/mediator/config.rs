@@ -105,6 +105,8 @@ pub struct EventConfig {
     pub standby_listen: Option<std::net::SocketAddr>,
     /// Whether a line is relayed only once the observers hold it (`--standby-sync`).
     pub standby_sync: bool,
+    /// The file of the key observers must prove they hold (`--standby-key`).
+    pub standby_key: Option<PathBuf>,
 }
 
 /// One player's connection.
@@ -212,6 +214,7 @@ struct RawNetwork {
     http: Option<String>,
     standby_listen: Option<Spanned<String>>,
     standby_sync: Option<bool>,
+    standby_key: Option<Spanned<PathBuf>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -520,6 +523,10 @@ impl Builder<'_> {
             http: network.http,
             standby_listen,
             standby_sync: network.standby_sync.unwrap_or(false),
+            standby_key: network
+                .standby_key
+                .map(|p| self.path("network.standby_key", p))
+                .transpose()?,
         })
     }
 

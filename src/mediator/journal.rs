@@ -350,14 +350,15 @@ impl Journal {
         })
     }
 
-    /// Creates the journal at `path`. An existing file is never overwritten: a journal
-    /// is the record of a session.
+    /// Creates the journal at `path`, readable by its owner alone (a journal is the
+    /// record of everything the players said). An existing file is never overwritten:
+    /// a journal is the record of a session.
     ///
     /// # Errors
     ///
     /// Returns [`JournalError::Io`] when the file exists or cannot be created.
     pub fn create(path: &Path) -> Result<Journal, JournalError> {
-        let file = File::options()
+        let file = crate::secret::private(&mut File::options())
             .write(true)
             .create_new(true)
             .open(path)

@@ -505,7 +505,8 @@ pub fn run_with(
                 Input::Line {
                     port,
                     at: stamp(at),
-                    bytes,
+                    // A sign-on's token reaches neither the journal nor the referee.
+                    bytes: crate::secret::redact_sign_on(bytes),
                 },
                 None,
             ),

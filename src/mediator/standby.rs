@@ -10,7 +10,15 @@
 //!
 //! The wire is JSON Lines both ways, one [`Msg`] a line: `lines`, `beat` (every
 //! [`BEAT`], so that an observer can tell a quiet primary from a dead one) and `end`
-//! from the primary; `ack` and `took_over` from the observer.
+//! from the primary; `ack` and `took_over` from the observer. A line from an observer
+//! longer than [`MAX_LINE`] closes its connection.
+//!
+//! With a key (`--standby-key FILE`), the two ends first prove they share it: the
+//! primary sends `hello` with a nonce, the observer answers `auth` with a nonce of its
+//! own and the HMAC-SHA256 of both under the key, and the primary, once it has checked
+//! it (in constant time), sends `welcome` with its own HMAC of both, which the observer
+//! checks before it believes anything. Until then the primary sends no journal byte
+//! and believes no word of the observer's; a connection that fails is closed.
 //!
 //! With `sync` (`--standby-sync`), a flush that holds a line to be sent (a `tx` event)
 //! waits until every observer has acknowledged it, so that no line reaches a player
@@ -33,6 +41,7 @@ use crossbeam_channel::{RecvTimeoutError, Sender};
 use serde::{Deserialize, Serialize};
 
 use super::journal::Tap;
+use crate::secret::{self, Key};
 
 /// How often the primary says it is alive when it has nothing else to send.
 pub const BEAT: Duration = Duration::from_millis(250);
@@ -42,6 +51,14 @@ pub const SYNC_WAIT: Duration = Duration::from_secs(2);
 
 /// The port of the standby stream unless told another.
 pub const DEFAULT_PORT: u16 = 5152;
+
+/// The longest line the primary takes from an observer (its lines are a few dozen
+/// bytes); a longer one closes the connection. The handshake's lines, both ways, are
+/// bounded by it too.
+pub const MAX_LINE: usize = 4096;
+
+/// How long each end waits for the other's word in the handshake of a key.
+pub const HANDSHAKE_WAIT: Duration = Duration::from_secs(5);
 
 /// One line of the standby stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -75,6 +92,166 @@ pub enum Msg {
         /// Who took over (the observer's own address, for the message).
         by: String,
     },
+    /// The primary asks for the key: its nonce (hexadecimal).
+    Hello {
+        /// 32 random bytes.
+        nonce: String,
+    },
+    /// The observer proves it holds the key: its nonce, and the HMAC of both.
+    Auth {
+        /// 32 random bytes.
+        nonce: String,
+        /// HMAC-SHA256 under the key of the observer's label and both nonces.
+        mac: String,
+    },
+    /// The primary proves it holds the key, and the stream begins.
+    Welcome {
+        /// HMAC-SHA256 under the key of the primary's label and both nonces.
+        mac: String,
+    },
+}
+
+/// What each end signs with the key, so that neither's answer is the other's.
+const OBSERVER_LABEL: &[u8] = b"argus standby observer";
+const PRIMARY_LABEL: &[u8] = b"argus standby primary";
+
+/// Reads one line of at most [`MAX_LINE`] bytes (its `\n` included) into `line`.
+///
+/// # Errors
+///
+/// The system's error; `InvalidData` for a longer line (what was read of it is
+/// dropped).
+pub fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<usize> {
+    let n = io::Read::take(&mut *input, MAX_LINE as u64 + 1).read_until(b'\n', line)?;
+    if line.len() > MAX_LINE {
+        line.clear();
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a line longer than {MAX_LINE} bytes"),
+        ));
+    }
+    Ok(n)
+}
+
+/// One line of the handshake within [`HANDSHAKE_WAIT`], as a message.
+fn handshake_msg(input: &mut BufReader<TcpStream>) -> Result<Msg, String> {
+    input
+        .get_ref()
+        .set_read_timeout(Some(HANDSHAKE_WAIT))
+        .map_err(|e| e.to_string())?;
+    let mut line = Vec::new();
+    match read_line(input, &mut line) {
+        Ok(0) => Err("the connection closed".into()),
+        Ok(_) if line.ends_with(b"\n") => {
+            Msg::parse(&line).map_err(|_| "a line that is no message of the stream".to_string())
+        }
+        Ok(_) => Err("the connection closed in a line".into()),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Err(format!("no answer within {} s", HANDSHAKE_WAIT.as_secs()))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The primary's side of the handshake of `key` on a new connection.
+fn prove_primary(input: &mut BufReader<TcpStream>, key: &Key) -> Result<(), String> {
+    let mine = secret::nonce();
+    let hello = Msg::Hello {
+        nonce: secret::hex(&mine),
+    };
+    input
+        .get_ref()
+        .set_write_timeout(Some(HANDSHAKE_WAIT))
+        .map_err(|e| e.to_string())?;
+    (&mut input.get_ref())
+        .write_all(hello.line().as_bytes())
+        .map_err(|e| e.to_string())?;
+    let Msg::Auth { nonce, mac } = handshake_msg(input)? else {
+        return Err("it did not answer the key's challenge".into());
+    };
+    let theirs = secret::from_hex(&nonce).filter(|n| n.len() == 32);
+    let tag = secret::from_hex(&mac);
+    let (Some(theirs), Some(tag)) = (theirs, tag) else {
+        return Err("an answer to the key's challenge that is not one".into());
+    };
+    if !secret::verify(key.bytes(), &[OBSERVER_LABEL, &mine, &theirs], &tag) {
+        return Err("it does not hold the key (--standby-key)".into());
+    }
+    let welcome = Msg::Welcome {
+        mac: secret::hex(&secret::mac(key.bytes(), &[PRIMARY_LABEL, &mine, &theirs])),
+    };
+    (&mut input.get_ref())
+        .write_all(welcome.line().as_bytes())
+        .map_err(|e| e.to_string())?;
+    input
+        .get_ref()
+        .set_read_timeout(None)
+        .map_err(|e| e.to_string())
+}
+
+/// Why the observer's handshake failed.
+#[derive(Debug)]
+pub enum Unproven {
+    /// The connection was lost or timed out: try again.
+    Lost(String),
+    /// The two ends do not share a key: trying again changes nothing.
+    Refused(String),
+}
+
+/// The observer's side of the handshake on a new connection to the primary: with a
+/// key, proves it holds it and checks that the primary does; without one, the stream
+/// begins at once.
+///
+/// # Errors
+///
+/// [`Unproven`], with why in a sentence.
+pub fn prove_observer(input: &mut BufReader<TcpStream>, key: Option<&Key>) -> Result<(), Unproven> {
+    let Some(key) = key else {
+        return Ok(());
+    };
+    prove_keyed(input, key)
+}
+
+fn prove_keyed(input: &mut BufReader<TcpStream>, key: &Key) -> Result<(), Unproven> {
+    use Unproven::{Lost, Refused};
+    let theirs = match handshake_msg(input).map_err(Lost)? {
+        Msg::Hello { nonce } => secret::from_hex(&nonce)
+            .filter(|n| n.len() == 32)
+            .ok_or(Refused("a challenge that is not one".into()))?,
+        _ => {
+            return Err(Refused(
+                "the primary asks for no key (its --standby-listen has no --standby-key): give both the same key, or neither".into(),
+            ));
+        }
+    };
+    let mine = secret::nonce();
+    let auth = Msg::Auth {
+        nonce: secret::hex(&mine),
+        mac: secret::hex(&secret::mac(key.bytes(), &[OBSERVER_LABEL, &theirs, &mine])),
+    };
+    (&mut input.get_ref())
+        .write_all(auth.line().as_bytes())
+        .map_err(|e| Lost(e.to_string()))?;
+    let Msg::Welcome { mac } = handshake_msg(input).map_err(|e| {
+        Lost(format!(
+            "{e} after this observer's proof of its key: is --standby-key the primary's?"
+        ))
+    })?
+    else {
+        return Err(Refused("the primary did not answer the key's proof".into()));
+    };
+    let tag = secret::from_hex(&mac).ok_or(Refused("a proof of the key that is not one".into()))?;
+    if !secret::verify(key.bytes(), &[PRIMARY_LABEL, &theirs, &mine], &tag) {
+        return Err(Refused(
+            "the primary does not hold this observer's key (--standby-key)".into(),
+        ));
+    }
+    Ok(())
 }
 
 impl Msg {
@@ -111,6 +288,8 @@ pub struct Hub {
     only: Option<PathBuf>,
     sync: bool,
     addr: SocketAddr,
+    /// The key an observer must prove it holds (`--standby-key`).
+    key: Option<Key>,
     state: Mutex<State>,
     acked: Condvar,
     on_taken: OnTaken,
@@ -146,8 +325,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Hub {
-    /// Listens for observers on `addr`, offering the journals of the folder `root`.
-    /// `on_taken` is called when an observer says it has taken over.
+    /// Listens for observers on `addr`, offering the journals of the folder `root`
+    /// (with `key`, to observers that prove they hold it). `on_taken` is called when an
+    /// observer says it has taken over.
     ///
     /// # Errors
     ///
@@ -156,9 +336,10 @@ impl Hub {
         addr: SocketAddr,
         root: &Path,
         sync: bool,
+        key: Option<Key>,
         on_taken: OnTaken,
     ) -> io::Result<Arc<Hub>> {
-        Hub::start(addr, root, None, sync, on_taken)
+        Hub::start(addr, root, None, sync, key, on_taken)
     }
 
     /// Listens for observers on `addr`, offering the journal at `journal` alone (a
@@ -171,6 +352,7 @@ impl Hub {
         addr: SocketAddr,
         journal: &Path,
         sync: bool,
+        key: Option<Key>,
         on_taken: OnTaken,
     ) -> io::Result<Arc<Hub>> {
         let root = journal
@@ -178,7 +360,7 @@ impl Hub {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         let name = journal.file_name().map(PathBuf::from);
-        Hub::start(addr, root, name, sync, on_taken)
+        Hub::start(addr, root, name, sync, key, on_taken)
     }
 
     fn start(
@@ -186,6 +368,7 @@ impl Hub {
         root: &Path,
         only: Option<PathBuf>,
         sync: bool,
+        key: Option<Key>,
         on_taken: OnTaken,
     ) -> io::Result<Arc<Hub>> {
         let listener = TcpListener::bind(addr)?;
@@ -198,6 +381,7 @@ impl Hub {
             only,
             sync,
             addr,
+            key,
             state: Mutex::default(),
             acked: Condvar::new(),
             on_taken,
@@ -343,10 +527,21 @@ impl Hub {
             .peer_addr()
             .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
         let _ = stream.set_nodelay(true);
-        let _ = stream.set_write_timeout(Some(SYNC_WAIT));
-        let Ok(writing) = stream.try_clone() else {
+        let Ok(reading) = stream.try_clone() else {
             return;
         };
+        let mut input = BufReader::new(reading);
+        // Nothing is sent, and nothing believed, before the observer proves it holds
+        // the key.
+        if let Some(key) = &self.key
+            && let Err(why) = prove_primary(&mut input, key)
+        {
+            log::warn!("standby: the connection from {addr} is refused: {why}");
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            return;
+        }
+        let _ = stream.set_write_timeout(Some(SYNC_WAIT));
+        let writing = stream;
         let (tx, rx) = crossbeam_channel::unbounded::<String>();
         let id = {
             let mut state = lock(&self.state);
@@ -402,12 +597,18 @@ impl Hub {
             id
         };
         log::info!("standby: an observer at {addr} follows");
-        let mut input = BufReader::new(stream);
         let mut line = Vec::new();
         loop {
             line.clear();
-            match input.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
+            match read_line(&mut input, &mut line) {
+                Ok(0) => break,
+                Err(e) => {
+                    if e.kind() == io::ErrorKind::InvalidData {
+                        log::warn!("standby: the observer at {addr} sent {e}: connection closed");
+                        let _ = input.get_ref().shutdown(std::net::Shutdown::Both);
+                    }
+                    break;
+                }
                 Ok(_) => {}
             }
             match Msg::parse(&line) {
@@ -551,8 +752,9 @@ fn journals(root: &Path, only: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// Says to the primary at `addr` that this observer took over, on a connection of its
-/// own; returns whether the primary heard it.
-pub fn tell_taken(addr: &str, by: &str) -> bool {
+/// own (proving first that it holds `key`, when there is one); returns whether the
+/// primary heard it.
+pub fn tell_taken(addr: &str, by: &str, key: Option<&Key>) -> bool {
     use std::net::ToSocketAddrs;
     let Some(target) = addr.to_socket_addrs().ok().and_then(|mut a| a.next()) else {
         return false;
@@ -561,6 +763,14 @@ pub fn tell_taken(addr: &str, by: &str) -> bool {
         return false;
     };
     let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    if key.is_some() {
+        let Ok(reading) = stream.try_clone() else {
+            return false;
+        };
+        if prove_observer(&mut BufReader::new(reading), key).is_err() {
+            return false;
+        }
+    }
     stream
         .write_all(Msg::TookOver { by: by.to_string() }.line().as_bytes())
         .is_ok()

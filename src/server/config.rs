@@ -6,7 +6,7 @@
 //! (`--max-clients` is `max_clients`), and every key is an option. Each key has one
 //! table: `[tournament]` for the games and their rules, `[files]` for the files argus
 //! writes (`out`, `pgnout`, `epdout`), `[network]` for the players that connect by themselves (`listen`,
-//! `max_clients`, `seats`). The players are arrays of tables: each `[[engine]]` holds the words
+//! `max_clients`, `seats`, `players`). The players are arrays of tables: each `[[engine]]` holds the words
 //! of one `--engine` as keys (`name`, `cmd`, `proto`, `nodes`, `depth`, `movetime`, and
 //! the engine's options in `option`, such as `option.Hash = 16`), each `[[player]]` one
 //! `--player` (`name`, `token`); the players keep the order they have in the file.
@@ -140,8 +140,10 @@ struct RawNetwork {
     max_clients: Value,
     http: Value,
     seats: Value,
+    players: Value,
     standby_listen: Value,
     standby_sync: Value,
+    standby_key: Value,
 }
 
 /// One `[[engine]]`: the keys of `--engine`'s words.
@@ -248,7 +250,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
                 .flat_map(|w| w.split_whitespace())
                 .map(str::to_string)
                 .collect();
-        } else if ["out", "pgnout", "epdout"].contains(&name)
+        } else if ["out", "pgnout", "epdout", "standby_key", "players"].contains(&name)
             && let [path] = words.as_slice()
             && Path::new(path).is_relative()
         {
@@ -295,8 +297,10 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
     scalar("network", "max_clients", &raw.network.max_clients)?;
     scalar("network", "http", &raw.network.http)?;
     scalar("network", "seats", &raw.network.seats)?;
+    scalar("network", "players", &raw.network.players)?;
     scalar("network", "standby_listen", &raw.network.standby_listen)?;
     scalar("network", "standby_sync", &raw.network.standby_sync)?;
+    scalar("network", "standby_key", &raw.network.standby_key)?;
     // The players, in the order of the file.
     let mut players: Vec<(usize, FileOption)> = Vec::new();
     for engine in &raw.engine {

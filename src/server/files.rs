@@ -51,7 +51,8 @@ impl EventJournal {
         path: &Path,
         standby: Option<&Arc<Hub>>,
     ) -> Result<EventJournal, ServeError> {
-        let file = fs::File::options()
+        // Its settings hold the players' token hashes: its owner's alone.
+        let file = crate::secret::private(&mut fs::File::options())
             .write(true)
             .create_new(true)
             .open(path)

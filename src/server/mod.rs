@@ -31,7 +31,7 @@ pub use control::{
     ConsoleCommand, GameStatus, HELP as CONSOLE_HELP, Requests, Status, UnknownCommand,
 };
 pub use engines::{EngineSpec, Proto, check_engines};
-pub use entrant::{Entrant, check_players};
+pub use entrant::{Entrant, check_players, parse_players, read_players};
 pub use listen::SIGN_ON_WITHIN;
 pub use registry::{RemotePlayer, Seat, TakenBy};
 

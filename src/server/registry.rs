@@ -60,8 +60,9 @@ pub const SEAT_GIVEN_UP: Duration = Duration::from_secs(60);
 pub struct RemotePlayer {
     /// Its name.
     pub name: String,
-    /// Its secret, in a closed event.
-    pub token: Option<String>,
+    /// Its secret, in a closed event: as a hash, the token itself never kept (the
+    /// event's journal holds this).
+    pub token: Option<crate::secret::TokenHash>,
 }
 
 impl RemotePlayer {
@@ -80,7 +81,9 @@ impl RemotePlayer {
         }
         Ok(RemotePlayer {
             name: name.trim().to_string(),
-            token: token.filter(|t| !t.is_empty()),
+            token: token
+                .filter(|t| !t.is_empty())
+                .map(|t| crate::secret::TokenHash::of(&t)),
         })
     }
 }
@@ -261,18 +264,6 @@ pub struct Refusal(pub String);
 /// stranger does not learn which names the event has.
 fn not_admitted(name: &str) -> Refusal {
     Refusal(format!("{name}: unknown player or wrong token"))
-}
-
-/// Whether `given` is the token `expected`, compared in constant time (a comparison
-/// that stopped at the first difference would tell a stranger, by its time, how much of
-/// a guess was right).
-fn token_matches(expected: &str, given: Option<&str>) -> bool {
-    use subtle::ConstantTimeEq;
-    bool::from(
-        expected
-            .as_bytes()
-            .ct_eq(given.unwrap_or_default().as_bytes()),
-    )
 }
 
 impl Registry {
@@ -527,7 +518,7 @@ impl Registry {
         };
         let slot = &mut slots[index];
         let verified = match &slot.player.token {
-            Some(expected) if token_matches(expected, token) => true,
+            Some(expected) if token.is_some_and(|t| expected.matches(t)) => true,
             Some(_) => return Err(not_admitted(&slot.player.name)),
             None => false,
         };
@@ -762,28 +753,25 @@ mod tests {
 
     #[test]
     fn a_player_is_a_name_and_maybe_a_token() {
-        assert_eq!(
-            RemotePlayer::parse("Ann:s3cret").unwrap(),
-            RemotePlayer {
-                name: "Ann".into(),
-                token: Some("s3cret".into())
-            }
-        );
+        let ann = RemotePlayer::parse("Ann:s3cret").unwrap();
+        assert_eq!(ann.name, "Ann");
+        assert!(ann.token.as_ref().is_some_and(|t| t.matches("s3cret")));
+        assert!(!ann.token.as_ref().is_some_and(|t| t.matches("s3cre")));
+        // What the event's journal holds of it: no token.
+        let json = serde_json::to_string(&ann).unwrap();
+        assert!(!json.contains("s3cret"), "{json}");
+        let back: RemotePlayer = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ann);
         assert_eq!(RemotePlayer::parse("Bob").unwrap().token, None);
         assert!(RemotePlayer::parse(":x").is_err());
     }
 
     #[test]
     fn tokens_match_only_whole_and_refusals_do_not_tell_names_from_tokens() {
-        assert!(token_matches("s3cret", Some("s3cret")));
-        for given in [
-            None,
-            Some(""),
-            Some("s3cre"),
-            Some("s3cret!"),
-            Some("S3cret"),
-        ] {
-            assert!(!token_matches("s3cret", given), "{given:?}");
+        let hash = crate::secret::TokenHash::of("s3cret");
+        assert!(hash.matches("s3cret"));
+        for given in ["", "s3cre", "s3cret!", "S3cret"] {
+            assert!(!hash.matches(given), "{given:?}");
         }
         assert_eq!(not_admitted("Eve").0, "Eve: unknown player or wrong token");
     }

@@ -145,6 +145,7 @@ fn missing_keys_take_the_defaults_of_argus_serial() {
             http: None,
             standby_listen: None,
             standby_sync: false,
+            standby_key: None,
         }
     );
     assert_eq!(config.ports[0].line.to_string(), "9600 8N1 flow none");

@@ -18,6 +18,7 @@ use crate::mediator::journal::{Event, WrittenGame};
 use crate::mediator::{append_pgn, finish_pgn_append};
 
 use super::Msg;
+use crate::secret::Key;
 
 /// Where a notice of the live replay comes from.
 #[derive(Clone, Copy, Debug)]
@@ -173,7 +174,8 @@ impl Copies {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(io)?;
         }
-        let mut out = fs::File::options()
+        // As the primary's: its owner's alone.
+        let mut out = crate::secret::private(&mut fs::File::options())
             .create(true)
             .append(true)
             .open(&path)
@@ -300,6 +302,8 @@ pub struct Follow<'a> {
     /// Whether the copy can be taken over now (why not): asked before the primary is
     /// told, so that an observer that cannot go on never stops one that can.
     pub ready: &'a dyn Fn() -> Result<(), String>,
+    /// The key the primary and this observer share (`--standby-key`).
+    pub key: Option<&'a Key>,
 }
 
 /// What a copy holds that can be taken over.
@@ -389,7 +393,7 @@ pub fn follow(how: &Follow<'_>, copies: &mut Copies) -> Outcome {
         };
         if let Some(outcome) = outcome.or_else(|| take_over_now(how, heard)) {
             if matches!(outcome, Outcome::Asked | Outcome::Silent(_)) {
-                super::tell_taken(&how.primary, &how.by);
+                super::tell_taken(&how.primary, &how.by, how.key);
             }
             return outcome;
         }
@@ -437,10 +441,22 @@ fn session(
     copies: &mut Copies,
     heard: &mut Option<Instant>,
 ) -> Option<Outcome> {
-    stream.set_read_timeout(Some(LOOK_UP)).ok()?;
     let _ = stream.set_nodelay(true);
     let mut out = stream.try_clone().ok()?;
     let mut input = BufReader::new(stream);
+    // With a key, both ends prove they hold it before anything is believed.
+    match super::prove_observer(&mut input, how.key) {
+        Ok(()) => {}
+        Err(super::Unproven::Refused(why)) => {
+            return Some(Outcome::Failed(format!("{}: {why}", how.primary)));
+        }
+        Err(super::Unproven::Lost(why)) => {
+            log::warn!("observe: {}: {why}; trying again", how.primary);
+            std::thread::sleep(Duration::from_secs(1));
+            return None;
+        }
+    }
+    input.get_ref().set_read_timeout(Some(LOOK_UP)).ok()?;
     let mut line = Vec::new();
     // Whether the other end has said anything of the standby stream yet; whether the
     // copy has been looked at as one to take over.
@@ -533,6 +549,12 @@ fn session(
                 }
             }
             Ok(Msg::End { stopped }) => return Some(Outcome::Ended { stopped }),
+            Ok(Msg::Hello { .. }) => {
+                return Some(Outcome::Failed(format!(
+                    "{} asks for the key it shares with its observers: give --standby-key FILE, the primary's",
+                    how.primary
+                )));
+            }
             Ok(_) => {}
             Err(e) => log::warn!("observe: {} sent no message: {e}", how.primary),
         }
@@ -541,13 +563,13 @@ fn session(
 
 /// Keeps telling the primary at `addr`, every second, that this observer took over:
 /// a primary that was cut off rather than dead, and comes back, stops at once.
-pub fn keep_telling(addr: String, by: String) {
+pub fn keep_telling(addr: String, by: String, key: Option<Key>) {
     let _ = std::thread::Builder::new()
         .name("argus-observe-tell".into())
         .spawn(move || {
             let mut told = false;
             loop {
-                if super::tell_taken(&addr, &by) && !told {
+                if super::tell_taken(&addr, &by, key.as_ref()) && !told {
                     log::warn!(
                         "observe: the primary at {addr} is up: told it that this referee took over"
                     );

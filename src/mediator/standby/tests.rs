@@ -58,7 +58,7 @@ fn an_observer_gets_the_files_then_each_line_and_its_ack_releases_a_sync_write()
     std::fs::write(dir.path().join("event.jsonl"), "{\"a\":1}\n{\"half\":").unwrap();
     std::fs::write(dir.path().join("games/game-0001.jsonl"), "{\"b\":2}\n").unwrap();
     std::fs::write(dir.path().join("games/game-0001.pgn"), "not a journal").unwrap();
-    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, None, Box::new(|_| {})).unwrap();
     let stream = TcpStream::connect(hub.addr()).unwrap();
     let mut out = stream.try_clone().unwrap();
     let mut input = BufReader::new(stream);
@@ -124,7 +124,7 @@ fn wait_caught_up(hub: &Hub) {
 fn a_connection_that_never_acknowledges_holds_no_sync_write_up() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("j.jsonl"), "{\"a\":1}\n").unwrap();
-    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, None, Box::new(|_| {})).unwrap();
     let _scan = TcpStream::connect(hub.addr()).unwrap();
     while hub.observers() == 0 {
         std::thread::sleep(Duration::from_millis(5));
@@ -145,7 +145,7 @@ fn a_connection_that_never_acknowledges_holds_no_sync_write_up() {
 #[test]
 fn a_silent_observer_holds_a_sync_write_up_no_longer_than_the_bound() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, None, Box::new(|_| {})).unwrap();
     // An observer that caught up (nothing to hold yet), then falls silent.
     let mut silent = TcpStream::connect(hub.addr()).unwrap();
     while hub.observers() == 0 {
@@ -181,17 +181,97 @@ fn the_word_that_an_observer_took_over_reaches_the_primary() {
             loopback(),
             dir.path(),
             false,
+            None,
             Box::new(move |by| *heard.lock().unwrap() = by.to_string()),
         )
         .unwrap()
     };
-    assert!(tell_taken(&hub.addr().to_string(), "observer 1"));
+    assert!(tell_taken(&hub.addr().to_string(), "observer 1", None));
     let began = Instant::now();
     while heard.lock().unwrap().is_empty() {
         assert!(began.elapsed() < Duration::from_secs(5), "never heard");
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(heard.lock().unwrap().starts_with("observer 1"));
+}
+
+/// With a key, only an observer that proves it holds it is sent anything or believed:
+/// a `took_over` without the handshake, or with another key, is not heard; with the
+/// key it is.
+#[test]
+fn with_a_key_only_an_observer_that_holds_it_is_believed() {
+    use crate::secret::Key;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("event.jsonl"), "{\"event\":\"serve\"}\n").unwrap();
+    let heard = Arc::new(Mutex::new(String::new()));
+    let key = Key::new(b"0123456789abcdef0123");
+    let hub = {
+        let heard = Arc::clone(&heard);
+        Hub::listen(
+            loopback(),
+            dir.path(),
+            false,
+            Some(key.clone()),
+            Box::new(move |by| *heard.lock().unwrap() = by.to_string()),
+        )
+        .unwrap()
+    };
+    let addr = hub.addr().to_string();
+    // A stranger: the challenge, then nothing of the journals; its word is not heard.
+    let mut stranger = TcpStream::connect(&addr).unwrap();
+    stranger
+        .write_all(Msg::TookOver { by: "x".into() }.line().as_bytes())
+        .unwrap();
+    stranger
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut got = String::new();
+    let _ = std::io::Read::read_to_string(&mut stranger, &mut got);
+    assert!(got.starts_with("{\"m\":\"hello\""), "{got}");
+    assert!(!got.contains("event.jsonl"), "{got}");
+    tell_taken(&addr, "observer 0", None);
+    assert!(!tell_taken(
+        &addr,
+        "observer 1",
+        Some(&Key::new(b"another key, long enough"))
+    ));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        heard.lock().unwrap().is_empty(),
+        "{}",
+        heard.lock().unwrap()
+    );
+    assert!(tell_taken(&addr, "observer 2", Some(&key)));
+    let began = Instant::now();
+    while heard.lock().unwrap().is_empty() {
+        assert!(began.elapsed() < Duration::from_secs(5), "never heard");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(heard.lock().unwrap().starts_with("observer 2"));
+}
+
+/// A line longer than [`MAX_LINE`] from an observer closes its connection: the primary
+/// does not keep it.
+#[test]
+fn an_overlong_line_from_an_observer_closes_its_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), false, None, Box::new(|_| {})).unwrap();
+    let mut stream = TcpStream::connect(hub.addr()).unwrap();
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let chunk = vec![b'x'; 64 * 1024];
+    let mut sent = 0usize;
+    while sent < 64 * 1024 * 1024 {
+        match stream.write(&chunk) {
+            Ok(n) => sent += n,
+            Err(_) => break,
+        }
+    }
+    assert!(
+        sent < 64 * 1024 * 1024,
+        "the primary took {sent} bytes of one line"
+    );
 }
 
 #[test]
@@ -269,6 +349,7 @@ fn how<'a>(
         asked,
         by: "test".into(),
         ready,
+        key: None,
     }
 }
 
@@ -383,7 +464,7 @@ fn what_does_not_speak_the_stream_is_said_and_never_taken_over_for_silence() {
 #[test]
 fn a_stalled_observer_never_holds_an_asynchronous_write_up_and_is_let_go_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::listen(loopback(), dir.path(), false, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), false, None, Box::new(|_| {})).unwrap();
     // An observer that reads nothing.
     let mut stalled = TcpStream::connect(hub.addr()).unwrap();
     while hub.observers() == 0 {
@@ -434,7 +515,7 @@ fn an_observer_that_joins_a_big_event_holds_no_write_up() {
         )
         .unwrap();
     }
-    let hub = Hub::listen(loopback(), dir.path(), false, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), false, None, Box::new(|_| {})).unwrap();
     let path = dir.path().join("games/game-0150.jsonl");
     // The games' writes go on while an observer joins and is sent the folder.
     let joined = {
@@ -502,7 +583,7 @@ fn observers_that_join_while_the_journal_is_written_hold_it_byte_for_byte() {
         let dir = tempfile::tempdir().unwrap();
         let (primary, copy) = (dir.path().join("primary"), dir.path().join("copy"));
         std::fs::create_dir_all(primary.join("games")).unwrap();
-        let hub = Hub::listen(loopback(), &primary, sync, Box::new(|_| {})).unwrap();
+        let hub = Hub::listen(loopback(), &primary, sync, None, Box::new(|_| {})).unwrap();
         let path = primary.join("games/game-0001.jsonl");
         let mut journal = Journal::create(&path).unwrap();
         journal.set_tap(hub.tap());
@@ -721,7 +802,7 @@ fn a_big_journal_comes_in_pieces_of_whole_lines() {
     ));
     text.push_str("{\"last\":1}\n{\"half\":");
     std::fs::write(dir.path().join("m.jsonl"), &text).unwrap();
-    let hub = Hub::listen(loopback(), dir.path(), false, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), false, None, Box::new(|_| {})).unwrap();
     let mut input = BufReader::new(TcpStream::connect(hub.addr()).unwrap());
     let copy = tempfile::tempdir().unwrap();
     let mut copies = Copies::new(copy.path(), Box::new(|_, _| {}));
@@ -772,7 +853,7 @@ fn a_message_of_a_newer_primary_is_the_stream_still() {
 #[test]
 fn writes_waiting_for_an_observer_found_lagging_go_on_with_the_first() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, None, Box::new(|_| {})).unwrap();
     let mut silent = TcpStream::connect(hub.addr()).unwrap();
     while hub.observers() == 0 {
         std::thread::sleep(Duration::from_millis(5));
@@ -807,7 +888,7 @@ fn writes_waiting_for_an_observer_found_lagging_go_on_with_the_first() {
 fn an_observer_that_joins_a_busy_event_catches_up() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.jsonl");
-    let hub = Hub::listen(loopback(), dir.path(), true, Box::new(|_| {})).unwrap();
+    let hub = Hub::listen(loopback(), dir.path(), true, None, Box::new(|_| {})).unwrap();
     let mut observer = TcpStream::connect(hub.addr()).unwrap();
     while hub.observers() == 0 {
         std::thread::sleep(Duration::from_millis(5));
