@@ -259,7 +259,9 @@ fn on_a_9600_baud_line_a_one_second_think_is_charged_one_second() {
     let charged = charge_of_a_one_second_think(true);
     eprintln!("charged with compensation: {charged} s");
     assert!(
-        (charged - 1.0).abs() <= 0.005,
+        // Compensated, the line's 0.1 s is not charged; what is left is the
+        // scheduling of a loaded machine (7 ms seen beside a build).
+        (charged - 1.0).abs() <= 0.03,
         "charged {charged} s for a 1.000 s think"
     );
     let uncompensated = charge_of_a_one_second_think(false);

@@ -33,7 +33,7 @@ use super::stop::Stop;
 
 /// How long a read that found the output closed waits for the process to exit, so that
 /// the error can carry its exit status.
-const EXIT_GRACE: Duration = Duration::from_millis(500);
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// How long [`EngineProcess::quit`] waits for an engine to exit after asking it to quit,
 /// before it kills it.
