@@ -266,3 +266,59 @@ fn idle_page_connections_take_neither_the_players_nor_the_page_down() {
     assert!(serve.status.success(), "{stdout}{}", text(&serve.stderr));
     assert!(stdout.contains("2 of 2 game(s) played"), "{stdout}");
 }
+
+/// The threads of `pid` (Linux).
+#[cfg(target_os = "linux")]
+fn threads_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, Iterator::count)
+}
+
+/// A hundred signed-on players waiting for their games cost the referee no thread
+/// each (issue #23: 1,000 idle players took 2,283 threads): their connections wait
+/// in one poll loop, and threads grow with the games under way (here one).
+#[cfg(target_os = "linux")]
+#[test]
+fn idle_players_wait_in_one_poll_loop_not_a_thread_each() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let names: Vec<String> = (1..=100).map(|i| format!("P{i:03}")).collect();
+    let mut args = vec![
+        "serve",
+        "--concurrency",
+        "1",
+        "--tc",
+        "60+0",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    for name in &names {
+        args.extend(["--player", name]);
+    }
+    let serve = serve_support::spawn(&args);
+    let pid = serve.id();
+    let _ = serve_support::first_connection(&addr);
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    let mut held = Vec::new();
+    for name in &names {
+        let mut stream = serve_support::first_connection(&addr);
+        writeln!(stream, "{start} refreq sign_on; tcsi \"x\" \"{name}\";").unwrap();
+        held.push(stream);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Every connection admitted: the referee holds a descriptor for each.
+    serve_support::wait_for("the players signed on", Duration::from_secs(30), || {
+        std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count) > 100
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let threads = threads_of(pid);
+    eprintln!("{threads} threads for 100 players");
+    assert!(
+        threads < 40,
+        "{threads} threads for 100 players, one game under way"
+    );
+    drop(held);
+}

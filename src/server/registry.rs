@@ -1,12 +1,14 @@
 //! The players that connect to `argus serve` over TCP (profile section 9): who may sign
 //! on, under which name and token, and each name's one live connection.
 //!
-//! Each connection has one reader thread of its own for its whole life (a [`Router`]):
-//! it stamps each line as it takes its bytes off the socket, and while its player is
-//! in a game it hands the line straight to that game's mediator (a
+//! Every connection (a [`Router`]) is read by one poll loop for the whole event
+//! (`readers.rs`), so that threads grow with the games under way, not the players: it
+//! stamps each line as it takes its bytes off the socket, and while its player is in a
+//! game it hands the line straight to that game's mediator (a
 //! [`stamped`](crate::transport::stamped) line: no second thread stamps it later, so
-//! the referee's own queueing is never charged to the player); between games the router reads them itself (a repeated `sign_on` is
-//! ignored, a `sign_off` takes the player out of the schedule until it signs on again).
+//! the referee's own queueing is never charged to the player); between games the
+//! registry reads them itself (a repeated `sign_on` is ignored, a `sign_off` takes the
+//! player out of the schedule until it signs on again).
 //! When the connection closes during a game, the game sees its line lost, and a new
 //! connection under the same name is handed to it, its `sign_on` first, so that the
 //! game's referee resynchronises the player as after a restarted client.
@@ -29,15 +31,16 @@
 //! connects again), and its player is paired only once the event's journal holds that
 //! name ([`Registry::seats_to_record`]), so that a resumed event knows it.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::stamped::{self, Feed, Stamped};
-use crate::transport::{LinkEvent, READ_TIMEOUT, STALLED_LINE, Wire};
+use crate::transport::{LinkEvent, Wire};
+
+mod readers;
 
 /// More lines than this in one second from a connection, beyond the lines argus sent it
 /// in that second, is a flood: the connection is closed. A player answers what it is
@@ -247,6 +250,8 @@ impl Slot {
 /// The event's remote players.
 pub struct Registry {
     slots: Mutex<Vec<Slot>>,
+    /// The poll loop that reads every connection, started with the first.
+    readers: Mutex<Option<Arc<readers::Readers>>>,
     changed: Condvar,
     /// The names of the event's local engines, which nobody over TCP may take.
     engines: Vec<String>,
@@ -272,6 +277,7 @@ impl Registry {
     /// engines, which a seat cannot take.
     pub fn new(places: Vec<Place>, engines: Vec<String>) -> Arc<Registry> {
         Arc::new(Registry {
+            readers: Mutex::new(None),
             slots: Mutex::new(
                 places
                     .into_iter()
@@ -541,6 +547,9 @@ impl Registry {
         let reader = stream
             .try_clone()
             .map_err(|e| Refusal(format!("cannot read the connection: {e}")))?;
+        let readers = self
+            .readers()
+            .map_err(|e| Refusal(format!("cannot wait for the connection's lines: {e}")))?;
         let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
         let router = Arc::new(Router {
             stream,
@@ -573,98 +582,25 @@ impl Registry {
             slot.router = Some(router.clone());
         }
         drop(slots);
-        let registry = Arc::clone(self);
-        let spawned = std::thread::Builder::new()
-            .name(format!("argus-serve-{name}"))
-            .spawn(move || registry.route(&router, index, reader));
-        if let Err(e) = spawned {
-            return Err(Refusal(format!(
-                "cannot start the connection's thread: {e}"
-            )));
-        }
+        readers.add(readers::Conn::new(router, index, reader));
         self.changed.notify_all();
         Ok(name)
     }
 
-    /// The router's loop: reads lines until the connection closes.
-    fn route(&self, router: &Router, index: usize, mut reader: TcpStream) {
-        let _ = reader.set_read_timeout(Some(READ_TIMEOUT));
-        let mut splitter = LineSplitter::new();
-        let mut buf = [0u8; 4096];
-        // Lines in the current second, and the lines sent before it, against a flood.
-        let mut second = std::time::Instant::now();
-        let mut in_second = 0usize;
-        let mut sent_before = router.sent.load(Ordering::Relaxed);
-        let mut last_byte = Instant::now();
-        let event = |piece: Piece, at: Instant| match piece {
-            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-        };
-        // What no game took is read between games.
-        let between_games = |refused: Vec<LinkEvent>| {
-            for event in refused {
-                if let LinkEvent::Line { bytes, .. } = event {
-                    self.between_games(index, &bytes);
-                }
-            }
-        };
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    // The stamp: the bytes have just come off the socket.
-                    let mut flood = false;
-                    let refused = router.stamp(|at| {
-                        last_byte = at;
-                        let mut lines = Vec::new();
-                        splitter.feed(&buf[..n], |p| lines.push(p));
-                        let sent = router.sent.load(Ordering::Relaxed);
-                        if second.elapsed() >= Duration::from_secs(1) {
-                            second = std::time::Instant::now();
-                            in_second = 0;
-                            sent_before = sent;
-                        }
-                        in_second += lines.len();
-                        flood = in_second > FLOOD_LINES + sent.wrapping_sub(sent_before);
-                        if flood {
-                            return Vec::new();
-                        }
-                        lines.into_iter().map(|piece| event(piece, at)).collect()
-                    });
-                    if flood {
-                        log::warn!(
-                            "{}: more than {FLOOD_LINES} lines in a second it was not asked for, from {}: connection closed",
-                            lock(&self.slots)[index].player.name,
-                            router.peer
-                        );
-                        router.close();
-                        break;
-                    }
-                    between_games(refused);
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::TimedOut
-                            | io::ErrorKind::WouldBlock
-                            | io::ErrorKind::Interrupted
-                    ) =>
-                {
-                    // A line that stops arriving without its terminator ends after
-                    // [`STALLED_LINE`] of silence, stamped with its last byte, as on a
-                    // serial line (docs/protocol.md): junk without a newline does not
-                    // wait for the player's next line and spoil it.
-                    if splitter.has_partial()
-                        && last_byte.elapsed() >= STALLED_LINE
-                        && let Some(piece) = splitter.take_partial()
-                    {
-                        log::debug!("{}: a line without its terminator ends here", router.peer);
-                        between_games(router.stamp(|_| vec![event(piece, last_byte)]));
-                    }
-                }
-                Err(_) => break,
-            }
+    /// The poll loop that reads the connections, started at the first call.
+    fn readers(self: &Arc<Self>) -> io::Result<Arc<readers::Readers>> {
+        let mut readers = lock(&self.readers);
+        if let Some(readers) = readers.as_ref() {
+            return Ok(Arc::clone(readers));
         }
+        let started = Arc::new(readers::Readers::start(Arc::downgrade(self))?);
+        *readers = Some(Arc::clone(&started));
+        Ok(started)
+    }
+
+    /// The end of a connection that the poll loop read: its game's line reads end of
+    /// file, and its place is free for the next.
+    fn closed(&self, router: &Router, index: usize) {
         router.alive.store(false, Ordering::SeqCst);
         // The game's line reads end of file.
         lock(&router.target).take();

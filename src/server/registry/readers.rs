@@ -1,0 +1,228 @@
+//! The players' connections, read on one thread: each waits in one poll loop (the
+//! `polling` crate: epoll, kqueue or IOCP) until it has bytes, and is then read once
+//! and stamped as its reader thread did before (issue #23: 1,000 idle connections took
+//! 2.3 threads a player and 27 % of a core in their read timeouts). Threads grow with
+//! the games under way, not with the players connected.
+//!
+//! A connection is registered in oneshot mode and armed again after each read, so a
+//! read only follows a readiness and never blocks: the socket stays blocking, as its
+//! writer (the same socket) needs. The loop wakes at least every [`TICK`] to end a
+//! line whose terminator does not come ([`STALLED_LINE`]) and to notice the registry
+//! gone.
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::net::TcpStream;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use polling::{Event, Events, Poller};
+
+use super::{FLOOD_LINES, Registry, Router, lock};
+use crate::transport::lines::{LineSplitter, Piece};
+use crate::transport::{LinkEvent, STALLED_LINE};
+
+/// How often the loop wakes with nothing to read.
+const TICK: Duration = Duration::from_millis(250);
+
+/// The poll loop's side that the registry hands connections to.
+pub(super) struct Readers {
+    poller: Arc<Poller>,
+    incoming: Arc<Mutex<Vec<Conn>>>,
+}
+
+/// One connection as the loop reads it.
+pub(super) struct Conn {
+    router: Arc<Router>,
+    index: usize,
+    reader: TcpStream,
+    splitter: LineSplitter,
+    /// Lines in the current second, and the lines sent before it, against a flood.
+    second: Instant,
+    in_second: usize,
+    sent_before: usize,
+    last_byte: Instant,
+}
+
+impl Conn {
+    pub(super) fn new(router: Arc<Router>, index: usize, reader: TcpStream) -> Conn {
+        let sent_before = router.sent.load(Ordering::Relaxed);
+        Conn {
+            router,
+            index,
+            reader,
+            splitter: LineSplitter::new(),
+            second: Instant::now(),
+            in_second: 0,
+            sent_before,
+            last_byte: Instant::now(),
+        }
+    }
+}
+
+impl Readers {
+    /// Starts the loop's thread for `registry`; it ends within [`TICK`] of the
+    /// registry's end.
+    pub(super) fn start(registry: Weak<Registry>) -> io::Result<Readers> {
+        let poller = Arc::new(Poller::new()?);
+        let incoming = Arc::new(Mutex::new(Vec::new()));
+        let readers = Readers {
+            poller: Arc::clone(&poller),
+            incoming: Arc::clone(&incoming),
+        };
+        std::thread::Builder::new()
+            .name("argus-serve-readers".into())
+            .spawn(move || run(&poller, &incoming, &registry))?;
+        Ok(readers)
+    }
+
+    /// Hands `conn` to the loop.
+    pub(super) fn add(&self, conn: Conn) {
+        lock(&self.incoming).push(conn);
+        if let Err(e) = self.poller.notify() {
+            log::warn!("argus serve: the connections' poll loop: {e}");
+        }
+    }
+}
+
+fn run(poller: &Poller, incoming: &Mutex<Vec<Conn>>, registry: &Weak<Registry>) {
+    let mut conns: HashMap<usize, Conn> = HashMap::new();
+    let mut next_key = 0usize;
+    let mut events = Events::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let Some(registry) = registry.upgrade() else {
+            break;
+        };
+        for conn in std::mem::take(&mut *lock(incoming)) {
+            let key = next_key;
+            next_key += 1;
+            // SAFETY: the socket is deleted from the poller before it is dropped (below,
+            // and at the loop's end).
+            match unsafe { poller.add(&conn.reader, Event::readable(key)) } {
+                Ok(()) => {
+                    conns.insert(key, conn);
+                }
+                Err(e) => {
+                    log::warn!("{}: cannot wait for its lines: {e}", conn.router.peer);
+                    conn.router.close();
+                    registry.closed(&conn.router, conn.index);
+                }
+            }
+        }
+        for ev in events.iter() {
+            let Some(conn) = conns.get_mut(&ev.key) else {
+                continue;
+            };
+            let keep = registry.read_once(conn, &mut buf)
+                && poller.modify(&conn.reader, Event::readable(ev.key)).is_ok();
+            if !keep {
+                let _ = poller.delete(&conn.reader);
+                if let Some(conn) = conns.remove(&ev.key) {
+                    registry.closed(&conn.router, conn.index);
+                }
+            }
+        }
+        for conn in conns.values_mut() {
+            registry.end_stalled_line(conn);
+        }
+        drop(registry);
+        events.clear();
+        if let Err(e) = poller.wait(&mut events, Some(TICK)) {
+            log::warn!("argus serve: the connections' poll loop: {e}");
+            std::thread::sleep(TICK);
+        }
+    }
+    for conn in conns.values() {
+        let _ = poller.delete(&conn.reader);
+    }
+}
+
+impl Registry {
+    /// Reads what `conn` has (once: it was ready), stamps it and hands its lines on.
+    /// False when the connection is done with (closed, failed, or a flood).
+    fn read_once(&self, conn: &mut Conn, buf: &mut [u8]) -> bool {
+        let n = match conn.reader.read(buf) {
+            Ok(0) => return false,
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) =>
+            {
+                return true;
+            }
+            Err(_) => return false,
+        };
+        // The stamp: the bytes have just come off the socket.
+        let mut flood = false;
+        let router = Arc::clone(&conn.router);
+        let refused = router.stamp(|at| {
+            conn.last_byte = at;
+            let mut lines = Vec::new();
+            conn.splitter.feed(&buf[..n], |p| lines.push(p));
+            let sent = router.sent.load(Ordering::Relaxed);
+            if conn.second.elapsed() >= Duration::from_secs(1) {
+                conn.second = Instant::now();
+                conn.in_second = 0;
+                conn.sent_before = sent;
+            }
+            conn.in_second += lines.len();
+            flood = conn.in_second > FLOOD_LINES + sent.wrapping_sub(conn.sent_before);
+            if flood {
+                return Vec::new();
+            }
+            lines.into_iter().map(|piece| event(piece, at)).collect()
+        });
+        if flood {
+            log::warn!(
+                "{}: more than {FLOOD_LINES} lines in a second it was not asked for, from {}: connection closed",
+                lock(&self.slots)[conn.index].player.name,
+                router.peer
+            );
+            router.close();
+            return false;
+        }
+        self.refused(conn.index, refused);
+        true
+    }
+
+    /// A line that stops arriving without its terminator ends after [`STALLED_LINE`]
+    /// of silence, stamped with its last byte, as on a serial line
+    /// (docs/protocol.md): junk without a newline does not wait for the player's next
+    /// line and spoil it.
+    fn end_stalled_line(&self, conn: &mut Conn) {
+        if conn.splitter.has_partial()
+            && conn.last_byte.elapsed() >= STALLED_LINE
+            && let Some(piece) = conn.splitter.take_partial()
+        {
+            log::debug!(
+                "{}: a line without its terminator ends here",
+                conn.router.peer
+            );
+            let last_byte = conn.last_byte;
+            let refused = conn.router.stamp(|_| vec![event(piece, last_byte)]);
+            self.refused(conn.index, refused);
+        }
+    }
+
+    /// What no game took is read between games.
+    fn refused(&self, index: usize, refused: Vec<LinkEvent>) {
+        for event in refused {
+            if let LinkEvent::Line { bytes, .. } = event {
+                self.between_games(index, &bytes);
+            }
+        }
+    }
+}
+
+fn event(piece: Piece, at: Instant) -> LinkEvent {
+    match piece {
+        Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+        Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+    }
+}
