@@ -1,49 +1,76 @@
 #!/bin/sh
-# A load test of argus serve (issue 9): N `argus client --engine random` processes
-# connect over loopback at once, and a Swiss round pairs them, N/2 games at a time, at
-# a fast time control. Prints the referee's CPU and peak RSS per game, the games'
-# terminations (time forfeits among them), and what the journals say about the
-# forfeits (scripts/serve-load-check.py): the referee's turnaround per ply, the players'
-# charged think, and for each forfeit whether the referee was slow around the loser's
-# last 20 moves (over 5 ms: a ply's own CPU is about 0.2 ms, so 25 times that is
-# queueing) or handled a reply stamped before the flag after it fell.
+# A load test of argus serve (issues 9 and 23): N players connect over loopback from
+# one load generator (scripts/load_gen.rs, the `load-gen` example: every player on one
+# poll loop, each answering every respond at once with a random legal move), and a
+# Swiss round pairs them, N/2 games at once, at a fast time control, with the referee
+# allowed LIMIT descriptors (`ulimit -n`, soft and hard). Prints one table row for
+# docs/performance.md: games played and in games.pgn, the exit status, time forfeits
+# and those with a reply stamped before the flag (scripts/serve-load-check.py reads
+# the journals), the referee's CPU a game, its peak RSS, and its peak threads and
+# descriptors (sampled from /proc every 0.2 s: Linux).
 #
-#   scripts/serve-load.sh [PLAYERS] [TC]        (200 and 1+0.01 when not given)
-#   KEEP=1 scripts/serve-load.sh                (keeps the event's files, and says where)
+#   scripts/serve-load.sh [PLAYERS] [TC] [LIMIT]   (200, 1+0.01 and 1024 when not given)
+#   KEEP=1 scripts/serve-load.sh                    (keeps the event's files, says where)
+#   ARGUS=path/to/argus scripts/serve-load.sh       (another build of argus)
 set -eu
 N=${1:-200}
 TC=${2:-1+0.01}
+LIMIT=${3:-1024}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d)
-# KEEP=1 keeps the work dir (the event's journals) and says where it is.
 if [ -n "${KEEP:-}" ]; then
     trap 'kill $(jobs -p) 2>/dev/null || true; echo "kept $WORK"' EXIT
 else
     trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 fi
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin argus
-ARGUS="$ROOT/target/release/argus"
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin argus --example load-gen
+ARGUS=${ARGUS:-$ROOT/target/release/argus}
+LOADGEN="$ROOT/target/release/examples/load-gen"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-PLAYERS=""
-i=1; while [ "$i" -le "$N" ]; do PLAYERS="$PLAYERS --player P$i"; i=$((i + 1)); done
-# shellcheck disable=SC2086
-/usr/bin/time -f '%e %U %S %M' -o "$WORK/time" "$ARGUS" serve $PLAYERS --format swiss --rounds 1 \
-    --games 1 --concurrency $((N / 2)) --tc "$TC" --listen "127.0.0.1:$PORT" \
-    --max-clients $((N + 10)) --out "$WORK/event" > "$WORK/serve.out" 2> "$WORK/serve.err" &
+i=1; while [ "$i" -le "$N" ]; do echo "--player P$i"; i=$((i + 1)); done > "$WORK/players"
+# shellcheck disable=SC2046
+( ulimit -n "$LIMIT" && exec /usr/bin/time -f '%e %U %S %M %x' -o "$WORK/time" "$ARGUS" serve \
+    $(cat "$WORK/players") --format swiss --rounds 1 --games 1 --concurrency $((N / 2)) \
+    --tc "$TC" --listen "127.0.0.1:$PORT" --max-clients $((N + 10)) --unattended \
+    --out "$WORK/event" > "$WORK/serve.out" 2> "$WORK/serve.err" ) &
+sleep 0.5
+SERVE_PID=$(pgrep -n -f "argus serve .*--listen 127.0.0.1:$PORT" || true)
+# Peak threads and descriptors of the referee, sampled while it runs.
+(
+    peak_t=0; peak_f=0
+    while [ -n "$SERVE_PID" ] && [ -d "/proc/$SERVE_PID" ]; do
+        t=$(ls "/proc/$SERVE_PID/task" 2>/dev/null | wc -l)
+        f=$(ls "/proc/$SERVE_PID/fd" 2>/dev/null | wc -l)
+        [ "$t" -gt "$peak_t" ] && peak_t=$t
+        [ "$f" -gt "$peak_f" ] && peak_f=$f
+        echo "$peak_t $peak_f" > "$WORK/peaks"
+        sleep 0.2
+    done
+) &
+"$LOADGEN" "127.0.0.1:$PORT" "$N" P > "$WORK/loadgen.out" 2>&1 &
+GEN=$!
+wait_serve() {
+    while [ -n "$SERVE_PID" ] && kill -0 "$SERVE_PID" 2>/dev/null; do sleep 0.5; done
+}
+wait_serve
 sleep 1
-i=1; while [ "$i" -le "$N" ]; do
-    "$ARGUS" client --connect "127.0.0.1:$PORT" --engine random --name "P$i" > /dev/null 2>&1 &
-    i=$((i + 1))
-done
-wait
-read -r wall user sys rss < "$WORK/time"
+kill "$GEN" 2>/dev/null || true
+wait 2>/dev/null || true
+tail -1 "$WORK/time" > "$WORK/time.last"
+read -r wall user sys rss status < "$WORK/time.last" || true
+read -r peak_t peak_f < "$WORK/peaks" || true
 games=$(grep -c '^\[Result ' "$WORK/event/games.pgn" || true)
 plies=$(grep -o 'PlyCount "[0-9]*' "$WORK/event/games.pgn" | awk -F'"' '{s += $2} END {print s + 0}')
-echo "$N players, $games games at $TC, $((N / 2)) at once: ${wall} s wall"
+echo "$N players, $((N / 2)) games at once at $TC, ulimit -n $LIMIT: ${wall:-?} s wall"
+tail -1 "$WORK/serve.out"
+echo "argus exited with status ${status:-?}"
+grep -h '^\[Termination' "$WORK/event/games.pgn" | sort | uniq -c
+python3 "$ROOT/scripts/serve-load-check.py" "$WORK/event" 5 20 | tee "$WORK/check"
+forfeits=$(sed -n 's/^time forfeits: \([0-9]*\);.*/\1/p' "$WORK/check")
+stamped=$(sed -n 's/.*handled after it: \([0-9]*\)$/\1/p' "$WORK/check")
 python3 -c "
 user, sys_, rss, games, plies = $user, $sys, $rss, $games, $plies
 cpu = (user + sys_) * 1000
-print(f'referee CPU {cpu / max(games, 1):.1f} ms per game, {cpu / max(plies, 1):.3f} ms per ply; peak RSS {rss / 1024:.1f} MB')"
-grep -h '^\[Termination' "$WORK/event/games.pgn" | sort | uniq -c
-tail -1 "$WORK/serve.out"
-python3 "$ROOT/scripts/serve-load-check.py" "$WORK/event" 5 20
+print('| players | at once | tc | ulimit -n | games in PGN | forfeits | stamped before the flag | CPU a game | CPU a ply | peak RSS | peak threads | peak descriptors |')
+print(f'| $N | $((N / 2)) | $TC | $LIMIT | {games} of $((N / 2)) | ${forfeits:-?} | ${stamped:-?} | {cpu / max(games, 1):.1f} ms | {cpu / max(plies, 1):.3f} ms | {rss / 1024:.0f} MB | ${peak_t:-?} | ${peak_f:-?} |')"
+cat "$WORK/loadgen.out"
