@@ -353,9 +353,10 @@ fn killed_primary_is_taken_over(sync: bool) {
         let out = finish(c, Duration::from_secs(10));
         let err = text(&out.stderr);
         assert!(out.status.success(), "{err}");
+        let said = text(&out.stdout);
         assert!(
-            err.contains(&format!("connected to {observer_addr}")),
-            "{err}"
+            said.contains(&format!("argus client: connected again to {observer_addr}")),
+            "{said}{err}"
         );
     }
     assert_eq!(pgn_results(&copy).len(), 2, "{said}");
