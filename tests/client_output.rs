@@ -84,6 +84,18 @@ fn a_remote_client_says_whom_it_signed_on_to_and_each_game_it_played() {
             "{line}"
         );
     }
+    // The referee's log, without -v: who connected from where, and left.
+    let from = serve_out
+        .lines()
+        .find_map(|l| l.strip_prefix("argus serve: Ann connected from 127.0.0.1:"))
+        .unwrap_or_else(|| panic!("{serve_out}"));
+    assert!(from.parse::<u16>().is_ok(), "{serve_out}");
+    assert!(
+        serve_out.contains(&format!(
+            "argus serve: Ann left: its connection from 127.0.0.1:{from} closed"
+        )),
+        "{serve_out}"
+    );
     colours.sort();
     assert_eq!(colours, ["Black", "White"], "{stdout}");
     assert!(
