@@ -234,9 +234,11 @@ pub struct ServeArgs {
     pub config: Option<PathBuf>,
     #[command(flatten)]
     pub standby: StandbyArgs,
-    /// Go on with the event in DIR after a stop or a crash: its players and settings
-    /// come from DIR/event.jsonl, the games under way go on from their journals, and the
-    /// others follow. No other option goes with it.
+    /// Go on with the event in DIR after a stop or a crash: its players and settings,
+    /// its network options among them (--listen, --standby-listen, --standby-sync,
+    /// --standby-key, --http), come from DIR/event.jsonl, the games under way go on
+    /// from their journals, and the others follow. Only --http (a page other than the
+    /// event's), --unattended and --plain go with it.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
 }

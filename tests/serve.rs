@@ -786,9 +786,18 @@ fn a_client_whose_connection_drops_connects_again_by_itself() {
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert!(!pgn.contains("time forfeit"), "{pgn}");
     let o = finish(client, Duration::from_secs(10));
-    let err = text(&o.stderr);
+    let (stdout, err) = (text(&o.stdout), text(&o.stderr));
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("connecting again"), "{err}");
+    // What the client does at the fault, on its standard output.
+    assert!(
+        stdout.contains("argus client: line 127.0.0.1:")
+            && stdout.contains("; connecting again in "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("argus client: connected again to {via}")),
+        "{stdout}"
+    );
 }
 
 /// Ctrl-C stops an event; `--resume DIR` goes on with it: the games under way go on

@@ -353,9 +353,10 @@ fn killed_primary_is_taken_over(sync: bool) {
         let out = finish(c, Duration::from_secs(10));
         let err = text(&out.stderr);
         assert!(out.status.success(), "{err}");
+        let said = text(&out.stdout);
         assert!(
-            err.contains(&format!("connected to {observer_addr}")),
-            "{err}"
+            said.contains(&format!("argus client: connected again to {observer_addr}")),
+            "{said}{err}"
         );
     }
     assert_eq!(pgn_results(&copy).len(), 2, "{said}");
@@ -629,4 +630,100 @@ fn a_takeover_that_could_not_go_on_is_refused_and_the_primary_not_told() {
         "{err}"
     );
     let _ = primary.kill();
+}
+
+/// After a takeover, the old primary resumed with `argus serve --resume DIR` alone
+/// offers its standby stream again, as event.jsonl records it (address and key), where
+/// the observer that took over tells it so: it exits 3 instead of going on as a second
+/// referee. The event's settings, its network options among them, are not given again
+/// with `--resume`.
+#[test]
+fn a_primary_resumed_after_a_takeover_hears_of_it_from_its_recorded_standby_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ev, copy) = (dir.path().join("ev"), dir.path().join("copy"));
+    let standby = format!("127.0.0.1:{}", free_port());
+    let key_path = dir.path().join("standby.key");
+    std::fs::write(&key_path, "0123456789abcdef0123456789abcdef\n").unwrap();
+    let key = ["--standby-key", key_path.to_str().unwrap()];
+    let ev_dir = ev.to_str().unwrap();
+    let mut args = vec![
+        "serve",
+        "--engine",
+        "name=A",
+        "movetime=100",
+        "--engine",
+        "name=B",
+        "movetime=100",
+        "--games",
+        "4",
+        "--tc",
+        "600+1",
+        "--standby-listen",
+        &standby,
+        "--unattended",
+        "--plain",
+        "--out",
+        ev_dir,
+    ];
+    args.extend(key);
+    let primary = spawn(&args);
+    let mut observer = Running(Some(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args([
+                "observe",
+                &standby,
+                "--out",
+                copy.to_str().unwrap(),
+                "--listen",
+                &format!("127.0.0.1:{}", free_port()),
+            ])
+            .args(key)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let observed = lines_of(&mut observer);
+    let mut seen = Vec::new();
+    wait_for(&observed, &mut seen, "game 1: ", Duration::from_secs(20));
+    let mut stdin = observer.stdin.take().unwrap();
+    stdin.write_all(b"takeover\n").unwrap();
+    let stopped = finish(primary, Duration::from_secs(10));
+    assert_eq!(stopped.status.code(), Some(3), "{}", text(&stopped.stderr));
+    // The event's settings are its record's: a network option given again is refused,
+    // saying which options go with --resume.
+    let refused = argus(&[
+        "serve",
+        "--resume",
+        ev_dir,
+        "--standby-listen",
+        &standby,
+        "--unattended",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains(
+            "give no --standby-listen (only --http, --unattended and --plain go with --resume)"
+        ),
+        "{}",
+        text(&refused.stderr)
+    );
+    // Resumed with nothing but how this run is shown, it listens where the record says,
+    // with its key, and hears the observer that took over.
+    let resumed = spawn(&["serve", "--resume", ev_dir, "--unattended", "--plain"]);
+    let resumed = finish(resumed, Duration::from_secs(20));
+    let (out, err) = (text(&resumed.stdout), text(&resumed.stderr));
+    assert!(
+        out.contains(&format!(
+            "argus serve: observers follow at {standby} (argus observe {standby} --standby-key FILE)"
+        )),
+        "{out}{err}"
+    );
+    assert_eq!(resumed.status.code(), Some(3), "{out}{err}");
+    assert!(
+        err.contains("has taken over: this referee goes on no more"),
+        "{err}"
+    );
+    drop(stdin);
 }

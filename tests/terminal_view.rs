@@ -5,8 +5,12 @@
 //! the main screen, the last lines printed on it). `--plain` in the same terminal
 //! prints today's lines. Needs tmux (Debian's `tmux`; CI installs it).
 //!
+//! At 80 x 24, a default terminal's size, the view shows the board whole with both
+//! players' names and clocks, the console line, and one panel beside the board that
+//! Ctrl-T changes.
+//!
 //! `UPDATE_CAPTURE=1` writes the view as the test saw it to docs/terminal-view.txt,
-//! the capture README shows.
+//! the capture README shows, and the 80 x 24 one to docs/terminal-80x24.txt.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -36,13 +40,19 @@ impl Tmux {
 
     /// Starts `command` (a shell line) in a detached 120 x 40 session in `dir`.
     fn start(&self, dir: &Path, command: &str) {
+        self.start_sized(dir, command, (120, 40));
+    }
+
+    /// Starts `command` in a detached session of `size` (columns, rows) in `dir`.
+    fn start_sized(&self, dir: &Path, command: &str, (columns, rows): (u16, u16)) {
+        let (columns, rows) = (columns.to_string(), rows.to_string());
         let out = self.run(&[
             "new-session",
             "-d",
             "-x",
-            "120",
+            &columns,
             "-y",
-            "40",
+            &rows,
             "-s",
             "view",
             "-c",
@@ -181,5 +191,65 @@ fn with_plain_argus_serve_prints_its_lines_in_a_terminal() {
         screen.contains("argus serve: stopping the games under way"),
         "{screen}"
     );
+    assert!(screen.contains("argus-exit=130"), "{screen}");
+}
+
+#[test]
+#[ignore = "needs tmux"]
+fn at_80_by_24_the_view_shows_the_whole_board_both_clocks_and_the_console() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = Tmux::new("small");
+    tmux.start_sized(dir.path(), &serve_line(""), (80, 24));
+    // Both players' lines: a name and a clock (H:MM:SS.t) on the board's first and last
+    // rows, the running one marked.
+    let has_clock = |l: &str| {
+        l.trim_end_matches('│')
+            .rsplit(' ')
+            .next()
+            .is_some_and(|c| c.len() == 9 && c.as_bytes()[1] == b':' && c.as_bytes()[7] == b'.')
+    };
+    let screen = tmux.wait(30, false, "the board, both players and the console", |s| {
+        let players = s
+            .lines()
+            .filter(|l| l.starts_with("│> ") || l.starts_with("│  ") && !l.starts_with("│  ·"))
+            .filter(|l| has_clock(l.split("││").next().unwrap_or(l)))
+            .count();
+        s.contains("│ 8  ") && s.contains("│ 1  ") && players == 2 && s.contains(" to move")
+    });
+    let lines: Vec<&str> = screen.lines().collect();
+    assert_eq!(lines.len(), 24, "{screen}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{screen}");
+    assert!(screen.contains("┌ Moves"), "{screen}");
+    assert!(
+        lines[20].starts_with("┌ Console: status | stop"),
+        "{screen}"
+    );
+    assert!(
+        lines[23].starts_with("Tab: pick game · Esc: follow · Ctrl-T: moves/games/standings/log"),
+        "{screen}"
+    );
+    // Ctrl-T: the games beside the board, then the standings.
+    tmux.keys(&["C-t"]);
+    let screen = tmux.wait(10, false, "the games", |s| s.contains("┌ Games (2)"));
+    assert!(screen.contains("│ 8  "), "the board stays:\n{screen}");
+    tmux.keys(&["C-t"]);
+    tmux.wait(10, false, "the standings", |s| s.contains("┌ Standings"));
+    tmux.keys(&["C-t", "C-t"]);
+    tmux.wait(10, false, "the moves again", |s| s.contains("┌ Moves"));
+    if std::env::var_os("UPDATE_CAPTURE").is_some() {
+        tmux.keys(&["status", "Enter"]);
+        let screen = tmux.wait(60, false, "some moves and the answer to status", |s| {
+            s.contains("status: ")
+                && s.lines().any(|l| {
+                    l.split_once("││")
+                        .is_some_and(|(_, moves)| moves.trim_start().starts_with("12."))
+                })
+        });
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/terminal-80x24.txt");
+        let text: Vec<&str> = screen.lines().map(str::trim_end).collect();
+        std::fs::write(path, text.join("\n") + "\n").unwrap();
+    }
+    tmux.keys(&["C-u", "C-c"]);
+    let screen = tmux.wait(30, true, "the end of argus", |s| s.contains("argus-exit="));
     assert!(screen.contains("argus-exit=130"), "{screen}");
 }

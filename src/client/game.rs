@@ -21,6 +21,13 @@ pub(super) struct State {
     pub(super) first_ply: u32,
     /// The time this client has spent on its own moves in this game, by its own watch.
     pub(super) own_used: Duration,
+    /// The players' names, from `inform`'s White and Black tags.
+    pub(super) names: ByColor<Option<String>>,
+    /// The colour this client was asked to move for in this game.
+    pub(super) me: Option<Color>,
+    /// What this client's last reply said besides a move, when it ended the game or may
+    /// have (`resigned`, `accepted a draw`, `claimed a draw`).
+    pub(super) last_word: Option<&'static str>,
 }
 
 /// A history id never given before in this process (never 0).
@@ -46,6 +53,9 @@ impl State {
             result: None,
             first_ply: 0,
             own_used: Duration::ZERO,
+            names: ByColor::default(),
+            me: None,
+            last_word: None,
         }
     }
 
@@ -115,6 +125,8 @@ impl State {
                 Some("WhiteTimeControl") => odds.white = parse(value),
                 Some("BlackTimeControl") => odds.black = parse(value),
                 Some("Result") => self.result = value.filter(|v| *v != "*").map(str::to_string),
+                Some("White") => self.names.white = value.map(str::to_string),
+                Some("Black") => self.names.black = value.map(str::to_string),
                 _ => {}
             }
         }

@@ -87,6 +87,57 @@ pub struct ClientSummary {
     pub noise: u32,
 }
 
+/// What a client tells its user as it plays ([`run_reporting`]; `argus client` prints
+/// each as a line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// The client signed on (the first time on this line).
+    SignedOn {
+        /// The referee's address (or the port).
+        address: String,
+        /// The name it signed on with.
+        name: String,
+    },
+    /// A game ended.
+    GameOver {
+        /// The players' names, from the game's `inform` (White, Black).
+        names: [Option<String>; 2],
+        /// The colour this client played, when it knows.
+        colour: Option<Color>,
+        /// The result (`1-0`, `0-1`, `1/2-1/2`, `*`).
+        result: String,
+        /// Why, as far as the client can tell: the final position (checkmate,
+        /// stalemate, insufficient material, the fifty-move rule), its own resignation
+        /// or draw; `None` when the referee's record does not say (time, an infraction,
+        /// the opponent's resignation, adjudication).
+        reason: Option<String>,
+    },
+    /// The engine failed; the client restarts it and signs on again.
+    EngineRestart {
+        /// What failed.
+        error: String,
+    },
+}
+
+/// Why a game ended, as far as the client can tell from the final position `pos` and
+/// its own last word.
+fn reason_of(pos: &Chess, result: &str, last_word: Option<&str>) -> Option<String> {
+    let reason = if pos.is_checkmate() {
+        "checkmate"
+    } else if pos.is_stalemate() {
+        "stalemate"
+    } else if result == "1/2-1/2" && pos.is_insufficient_material() {
+        "insufficient material"
+    } else if let Some(word) = last_word {
+        word
+    } else if result == "1/2-1/2" && pos.halfmoves() >= 100 {
+        "the fifty-move rule"
+    } else {
+        return None;
+    };
+    Some(reason.to_string())
+}
+
 /// An error that ends a client session.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -225,6 +276,22 @@ pub fn run_until(
     opts: &ClientOptions,
     stop: &Stop,
 ) -> Result<ClientSummary, ClientError> {
+    run_reporting(line, engine, opts, stop, None)
+}
+
+/// As [`run_until`], telling `report` when the client signs on, when each game ends
+/// and when its engine fails (`argus client` prints them).
+///
+/// # Errors
+///
+/// As [`run_until`].
+pub fn run_reporting(
+    line: impl Into<ClientLine>,
+    engine: &mut dyn Engine,
+    opts: &ClientOptions,
+    stop: &Stop,
+    report: Option<&dyn Fn(Report)>,
+) -> Result<ClientSummary, ClientError> {
     let (events, writer, port) = match line.into() {
         ClientLine::Bytes(Duplex { reader, writer }) => {
             let port = PortReader::spawn(reader).map_err(|source| ClientError::Io {
@@ -236,6 +303,7 @@ pub fn run_until(
         ClientLine::Direct(end) => (end.lines, end.writer, None),
     };
     let mut driver = Driver::new(engine, writer, events, opts, stop, port.is_none(), false);
+    driver.report = report;
     let outcome = driver.session();
     let outcome = driver.end(outcome);
     if let Some(port) = port {
@@ -296,6 +364,9 @@ struct Driver<'a> {
     local: bool,
     /// The respond a pollable engine thinks on, begun and not yet answered.
     thinking: Option<Thinking>,
+    /// Where the user's reports go ([`run_reporting`]); whether the sign-on was told.
+    report: Option<&'a dyn Fn(Report)>,
+    told_sign_on: bool,
 }
 
 /// A respond being thought on (by a pollable engine, [`Engine::begin_think`]).
@@ -361,6 +432,14 @@ impl<'a> Driver<'a> {
             direct,
             local,
             thinking: None,
+            report: None,
+            told_sign_on: false,
+        }
+    }
+
+    fn tell(&self, report: Report) {
+        if let Some(tell) = self.report {
+            tell(report);
         }
     }
 
@@ -454,7 +533,15 @@ impl Driver<'_> {
 
     fn sign_on(&mut self) -> Result<(), ClientError> {
         self.signed_on_at = Instant::now();
-        self.link.sign_on(&self.name)
+        self.link.sign_on(&self.name)?;
+        if !self.told_sign_on {
+            self.told_sign_on = true;
+            self.tell(Report::SignedOn {
+                address: self.link.opts.address.clone(),
+                name: self.name.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Acts on a line from the referee.
@@ -599,7 +686,13 @@ impl Driver<'_> {
             log::error!("{error}");
             return Err(ClientError::Engine(error.clone()));
         }
-        log::error!("{error}; restarting the engine");
+        if self.report.is_some() {
+            self.tell(Report::EngineRestart {
+                error: error.to_string(),
+            });
+        } else {
+            log::error!("{error}; restarting the engine");
+        }
         self.link.fault(&self.state.pos, &error.to_string())?;
         self.summary.faults += 1;
         let restarted = self.engine_call(|engine, _| engine.restart());
@@ -667,6 +760,28 @@ impl Driver<'_> {
                 let result = self.state.result.take();
                 self.engine.game_over(result.as_deref());
                 log::info!("game concluded: {}", result.as_deref().unwrap_or("*"));
+                if self.report.is_some() {
+                    let result = result.unwrap_or_else(|| "*".to_string());
+                    let final_pos = rec
+                        .setup()
+                        .position::<Chess>(CastlingMode::Standard)
+                        .unwrap_or_else(|_| self.state.pos.clone());
+                    let reason = (result != "*")
+                        .then(|| reason_of(&final_pos, &result, self.state.last_word))
+                        .flatten();
+                    let names = &self.state.names;
+                    let colour = self.state.me.or_else(|| {
+                        [Color::White, Color::Black]
+                            .into_iter()
+                            .find(|c| names[*c].as_deref() == Some(self.name.as_str()))
+                    });
+                    self.tell(Report::GameOver {
+                        names: [names.white.clone(), names.black.clone()],
+                        colour,
+                        result,
+                        reason,
+                    });
+                }
             }
             Some("fault") => show_fault(&rec),
             Some("disconnect") => {
@@ -745,6 +860,7 @@ impl Driver<'_> {
     /// Answers a respond that arrived at `arrived`; a pollable engine on the
     /// referee's thread only begins its turn here ([`Driver::thought`] answers).
     fn respond(&mut self, rec: Record, arrived: Instant) -> Result<Next, ClientError> {
+        self.state.me = Some(self.state.pos.turn());
         let clocks = self.state.clocks(&rec);
         let draw_offered = rec.has("draw_offer");
         if self.local && self.engine.pollable() {
@@ -831,6 +947,15 @@ impl Driver<'_> {
             Decision::AcceptDraw => reply.set("draw_accept", []),
             Decision::ClaimDraw => reply.set("draw_claim", []),
         }
+        self.state.last_word = if reply.has("resign") {
+            Some("resigned")
+        } else if reply.has("draw_accept") {
+            Some("draw agreed")
+        } else if reply.has("draw_claim") {
+            Some("draw claimed")
+        } else {
+            None
+        };
         let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one
         // without (an accept or claim the referee may refuse) is asked anew.

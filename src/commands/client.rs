@@ -75,6 +75,53 @@ fn client_controls(stop: &Arc<Mutex<client::Stop>>) -> Result<()> {
     .context("cannot install the interrupt handler")
 }
 
+/// A report of the client's as its line on standard output (docs/protocol.md,
+/// "What argus client prints"); `games` counts the games ended so far.
+pub(crate) fn report_line(report: &client::Report, games: u32) -> String {
+    match report {
+        client::Report::SignedOn { address, name } => {
+            format!("argus client: signed on to {address} as {name}")
+        }
+        client::Report::GameOver {
+            names,
+            colour,
+            result,
+            reason,
+        } => {
+            let name = |n: &Option<String>| n.clone().unwrap_or_else(|| "?".into());
+            let who = match colour {
+                Some(c) => {
+                    let (side, opponent) = match c {
+                        shakmaty::Color::White => ("White", &names[1]),
+                        shakmaty::Color::Black => ("Black", &names[0]),
+                    };
+                    format!("{side} against {}", name(opponent))
+                }
+                None => format!("{} vs {}", name(&names[0]), name(&names[1])),
+            };
+            let won = match (colour, result.as_str()) {
+                (_, "*") => Some("unfinished"),
+                (_, "1/2-1/2") => Some("drawn"),
+                (Some(shakmaty::Color::White), "1-0") | (Some(shakmaty::Color::Black), "0-1") => {
+                    Some("won")
+                }
+                (Some(_), _) => Some("lost"),
+                (None, _) => None,
+            };
+            let why = match (reason, result.as_str()) {
+                (_, "*") => String::new(),
+                (Some(reason), _) => format!(" ({reason})"),
+                (None, _) => " (the referee does not say why: time, an infraction, a resignation or adjudication)".into(),
+            };
+            let outcome = won.map(|w| format!(", {w}")).unwrap_or_default();
+            format!("argus client: game {games}: {who}: {result}{outcome}{why}")
+        }
+        client::Report::EngineRestart { error } => {
+            format!("argus client: the engine failed ({error}); restarting it and signing on again")
+        }
+    }
+}
+
 pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
     use std::sync::atomic::Ordering;
     // Before the engine starts: it runs in a process group of its own, which a Ctrl-C
@@ -138,7 +185,10 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                     std::thread::sleep(Duration::from_millis(50));
                 }
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                println!("argus client: giving up: {e:#}");
+                return Err(e);
+            }
         }
     };
     let opts = ClientOptions {
@@ -159,12 +209,19 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
     // Refusals to wait out in a row (a name whose old connection is still open): the
     // wait grows with them.
     let mut refused = 0u32;
+    let games = std::cell::Cell::new(0u32);
+    let report = |report: client::Report| {
+        if matches!(report, client::Report::GameOver { .. }) {
+            games.set(games.get() + 1);
+        }
+        println!("{}", report_line(&report, games.get()));
+    };
     let summary = loop {
         let stop = current
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
-        match client::run_until(duplex, engine.as_mut(), &opts, &stop) {
+        match client::run_reporting(duplex, engine.as_mut(), &opts, &stop, Some(&report)) {
             Ok(summary) => break summary,
             Err(client::ClientError::Interrupted) => {
                 eprintln!("argus client: interrupted; the engine is stopped");
@@ -194,7 +251,10 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                     refused = 0;
                     Duration::from_millis(250)
                 };
-                log::warn!("{e}; connecting again in {:.1} s", first_wait.as_secs_f64());
+                println!(
+                    "argus client: {e}; connecting again in {:.1} s",
+                    first_wait.as_secs_f64()
+                );
                 let fresh = client::Stop::new();
                 *current
                     .lock()
@@ -221,9 +281,7 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                     }
                     match open(at) {
                         Ok((duplex, addr)) => {
-                            if many {
-                                log::warn!("connected to {addr}");
-                            }
+                            println!("argus client: connected again to {addr}");
                             break duplex;
                         }
                         Err(e) => {
@@ -235,19 +293,20 @@ pub(crate) fn client_cmd(args: ClientArgs) -> Result<ExitCode> {
                         }
                     }
                 };
-                engine
-                    .restart()
-                    .map_err(|e| anyhow::anyhow!("the engine does not start again: {e}"))?;
+                if let Err(e) = engine.restart() {
+                    println!("argus client: giving up: the engine does not start again: {e}");
+                    bail!("the engine does not start again: {e}");
+                }
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                println!("argus client: giving up: {e}");
+                return Err(e.into());
+            }
         }
     };
-    log::info!(
-        "disconnected after {} game(s), {} move(s), {} engine fault(s), {} record(s) lost to noise",
-        summary.games,
-        summary.moves,
-        summary.faults,
-        summary.noise
+    println!(
+        "argus client: the referee said disconnect after {} game(s) on this connection ({} move(s), {} engine fault(s), {} record(s) lost to noise)",
+        summary.games, summary.moves, summary.faults, summary.noise
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -128,6 +128,20 @@ fn serve_config(
         // Absolute, so that a resume from another folder writes the same files.
         pgnout: args.pgnout.as_deref().map(absolute).transpose()?,
         epdout: args.epdout.as_deref().map(absolute).transpose()?,
+        standby: match args.standby.standby_listen {
+            Some(listen) => Some(argus::server::StandbySettings {
+                listen,
+                sync: args.standby.standby_sync,
+                key: args
+                    .standby
+                    .standby_key
+                    .as_deref()
+                    .map(absolute)
+                    .transpose()?,
+            }),
+            None => None,
+        },
+        http: args.http.clone(),
         out: args.out.clone().context("give --out DIR")?,
     };
     Ok(cfg)
@@ -354,6 +368,10 @@ pub(crate) struct TookOver {
     pub(crate) live: Option<Arc<argus::watch::live::Live>>,
 }
 
+/// The options that go with `argus serve --resume DIR`: they are about this run's
+/// process (its page, its console, how it is shown), not what the event is.
+pub(crate) const RESUME_ALLOWS: [&str; 4] = ["resume", "unattended", "http", "plain"];
+
 /// Runs the event; `took_over`: an observer took it over.
 pub(crate) fn run_serve_as(
     args: ServeArgs,
@@ -363,23 +381,16 @@ pub(crate) fn run_serve_as(
     use argus::server::{self, Progress};
     let cfg = match &args.resume {
         Some(dir) => {
-            // Everything comes from the event's journal: another option would say
-            // something the event may not have been.
+            // Everything comes from the event's journal, its network options too (an
+            // observer that took over tells the standby address the record gives):
+            // another option would say something the event may not have been. Only
+            // what is about this run's process goes with it.
             if let Some(m) = matches {
                 let given: Vec<String> = m
                     .ids()
                     // Options only (clap also lists the struct's group, ServeArgs).
                     .filter(|id| {
-                        ![
-                            "resume",
-                            "unattended",
-                            "http",
-                            "plain",
-                            "standby_listen",
-                            "standby_sync",
-                            "standby_key",
-                        ]
-                        .contains(&id.as_str())
+                        !RESUME_ALLOWS.contains(&id.as_str())
                             && id.as_str().starts_with(|c: char| c.is_ascii_lowercase())
                     })
                     .filter(|id| {
@@ -389,7 +400,7 @@ pub(crate) fn run_serve_as(
                     .collect();
                 if !given.is_empty() {
                     bail!(
-                        "--resume {} takes the event's players and settings from its event.jsonl: give no {}",
+                        "--resume {} takes the event's players and settings, its network options among them (--listen, --standby-listen, --standby-sync, --standby-key), from its event.jsonl: give no {} (only --http, --unattended and --plain go with --resume)",
                         dir.display(),
                         given.join(", ")
                     );
@@ -457,7 +468,22 @@ pub(crate) fn run_serve_as(
     if let Some(line) = openings_line(&cfg) {
         println!("{line}");
     }
-    let hub = standby_hub("argus serve", &args.standby, &cfg.out, false)?;
+    // The event's standby stream and page, as its record gives them (an observer that
+    // took over has neither: it is not the primary its observers followed, and serves
+    // its own page); a page given now replaces the event's.
+    let standby = match (&cfg.standby, &took_over) {
+        (Some(s), None) => argus::cli::StandbyArgs {
+            standby_listen: Some(s.listen),
+            standby_sync: s.sync,
+            standby_key: s.key.clone(),
+        },
+        _ => argus::cli::StandbyArgs::default(),
+    };
+    let http = args
+        .http
+        .clone()
+        .or_else(|| took_over.is_none().then(|| cfg.http.clone()).flatten());
+    let hub = standby_hub("argus serve", &standby, &cfg.out, false)?;
     if !args.unattended {
         super::serve_console::start(&REQUESTS, view.is_none())?;
     }
@@ -466,11 +492,10 @@ pub(crate) fn run_serve_as(
         .map(|(_, live)| std::sync::Arc::clone(live))
         .or_else(|| took_over.as_ref().and_then(|t| t.live.clone()))
         .or_else(|| {
-            args.http
-                .is_some()
+            http.is_some()
                 .then(|| std::sync::Arc::new(argus::watch::live::Live::new()))
         });
-    if let (Some(addr), Some(live)) = (&args.http, &live) {
+    if let (Some(addr), Some(live)) = (&http, &live) {
         super::start_page(addr, &cfg.event, &cfg.site, std::sync::Arc::clone(live))?;
     }
     // The players' names: a seat's changes once its player signs on.

@@ -339,7 +339,7 @@ fn admit(
         line,
         max_clients,
     ) {
-        Ok(name) => log::info!("argus serve: {name} signed on from {peer}"),
+        Ok(name) => println!("argus serve: {name} connected from {peer}"),
         Err(refusal) => refusals.refuse(writer, peer, &refusal.0),
     }
 }

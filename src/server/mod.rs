@@ -132,8 +132,30 @@ pub struct ServeConfig {
     /// (`--epdout`).
     #[serde(default)]
     pub epdout: Option<PathBuf>,
+    /// The standby stream (`--standby-listen`, `--standby-sync`, `--standby-key`;
+    /// docs/standby.md): kept so that a resumed referee offers it again, where an
+    /// observer that took the event over tells it so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standby: Option<StandbySettings>,
+    /// The audience's page (`--http`): served again by `--resume`, unless it gives
+    /// another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<String>,
     /// The event's folder.
     pub out: PathBuf,
+}
+
+/// The standby stream of an event, as its options gave it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StandbySettings {
+    /// Where observers connect (`--standby-listen`).
+    pub listen: SocketAddr,
+    /// A line is relayed once the observers hold it (`--standby-sync`).
+    #[serde(default)]
+    pub sync: bool,
+    /// The key's file (`--standby-key`), absolute; the key itself is never recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<PathBuf>,
 }
 
 fn two() -> u32 {

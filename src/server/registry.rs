@@ -606,11 +606,20 @@ impl Registry {
         lock(&router.target).take();
         let mut slots = lock(&self.slots);
         slots[index].gone_since = Some(Instant::now());
-        log::info!(
-            "{}: connection from {} closed",
-            slots[index].player.name,
-            router.peer
-        );
+        // Said on standard output, as the sign-on was (a connection replaced by its
+        // player's new one is not the player leaving).
+        let name = &slots[index].player.name;
+        if slots[index].live_connection().is_some() {
+            println!(
+                "argus serve: {name}: its old connection from {} closed",
+                router.peer
+            );
+        } else {
+            println!(
+                "argus serve: {name} left: its connection from {} closed",
+                router.peer
+            );
+        }
         drop(slots);
         self.changed.notify_all();
     }
@@ -622,13 +631,13 @@ impl Registry {
         let slot = &mut slots[index];
         if text.contains("refreq sign_off") {
             slot.out = true;
-            log::info!(
-                "{} signed off: out of the schedule until it signs on again",
+            println!(
+                "argus serve: {} signed off: out of the schedule until it signs on again",
                 slot.player.name
             );
         } else if text.contains("refreq sign_on") {
             if slot.out {
-                log::info!("{} signed on again", slot.player.name);
+                println!("argus serve: {} signed on again", slot.player.name);
             }
             slot.out = false;
         } else {

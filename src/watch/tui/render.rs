@@ -1,7 +1,9 @@
 //! Drawing the view: the selected game's board (its last move marked), names and
 //! clocks (counted down from the model's last reading to `now_ms`), its moves in SAN,
 //! the engines' last evaluations, depths and PVs; the games of the round with their
-//! results, the standings, the log, the console line and the keys.
+//! results, the standings, the log, the console line and the keys. In a small terminal
+//! ([`small`]: a default one of 80 x 24) the board stays whole beside one panel, the
+//! one the screen's [`Pane`] names (Ctrl-T).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
@@ -9,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use super::state::{KEYS, Screen, Tone};
+use super::state::{KEYS, KEYS_SMALL, Pane, Screen, Tone};
 use crate::watch::live::{GameView, MoveView};
 
 /// The board's squares and pieces (256-colour indices, which every terminal argus
@@ -25,9 +27,23 @@ const BLACK_PIECE: Color = Color::Indexed(16);
 /// the border.
 const BOARD_WIDTH: u16 = 3 + 8 * 3 + 2 + 2;
 
+/// The board panel's height: the border, both players, the files twice, eight ranks
+/// and the line that says where the game stands.
+const BOARD_HEIGHT: u16 = 2 + 2 + 2 + 8 + 1;
+
+/// Whether a terminal of this size is small: everything side by side needs 100 columns
+/// and 30 rows, and a default terminal has 80 x 24.
+pub fn small(area: Rect) -> bool {
+    area.width < 100 || area.height < 30
+}
+
 /// Draws `screen` on `frame` as of `now_ms` (milliseconds since the Unix epoch).
 pub fn draw(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
     let area = frame.area();
+    if small(area) {
+        draw_small(frame, screen, now_ms);
+        return;
+    }
     let log_height = (area.height / 4).clamp(4, 12);
     let [title, main, log, console, keys] = Layout::vertical([
         Constraint::Length(1),
@@ -49,7 +65,7 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
     ])
     .areas(main);
     let [board, standings] =
-        Layout::vertical([Constraint::Length(15), Constraint::Min(0)]).areas(left);
+        Layout::vertical([Constraint::Length(BOARD_HEIGHT), Constraint::Min(0)]).areas(left);
     let [moves, engines] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(6)]).areas(middle);
     let game = screen.selected();
@@ -62,6 +78,53 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
     draw_console(frame, console, screen);
     frame.render_widget(
         Paragraph::new(Line::from(KEYS)).style(Style::new().add_modifier(Modifier::DIM)),
+        keys,
+    );
+}
+
+/// A small terminal (80 x 24): the board whole, with both names, both clocks and where
+/// the game stands; beside it one panel, the one Ctrl-T picks (moves and engines,
+/// games, standings, log); under them what is left for the log's last lines, the
+/// console line and the keys.
+fn draw_small(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
+    let area = frame.area();
+    let spare = area.height.saturating_sub(1 + BOARD_HEIGHT + 3 + 1);
+    // A log of fewer than one line is no log.
+    let log_height = if spare >= 3 { spare.min(8) } else { 0 };
+    let [title, main, log, console, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(log_height),
+        Constraint::Length(3),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    frame.render_widget(
+        Paragraph::new(Line::from(screen.title.as_str()))
+            .style(Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)),
+        title,
+    );
+    let [board, side] =
+        Layout::horizontal([Constraint::Length(BOARD_WIDTH), Constraint::Min(0)]).areas(main);
+    let game = screen.selected();
+    draw_board(frame, board, game, now_ms, screen.picked());
+    match screen.pane() {
+        Pane::Moves => {
+            let [moves, engines] =
+                Layout::vertical([Constraint::Min(3), Constraint::Length(6)]).areas(side);
+            draw_moves(frame, moves, game);
+            draw_engines(frame, engines, game);
+        }
+        Pane::Games => draw_games(frame, side, screen, now_ms),
+        Pane::Standings => draw_standings(frame, side, screen),
+        Pane::Log => draw_log(frame, side, screen),
+    }
+    if log_height > 0 {
+        draw_log(frame, log, screen);
+    }
+    draw_console(frame, console, screen);
+    frame.render_widget(
+        Paragraph::new(Line::from(KEYS_SMALL)).style(Style::new().add_modifier(Modifier::DIM)),
         keys,
     );
 }
@@ -375,6 +438,11 @@ fn draw_games(frame: &mut Frame<'_>, area: Rect, screen: &Screen, now_ms: u64) {
             };
             let mark = if Some(g.number) == selected { ">" } else { " " };
             let head = format!("{mark}{:>3} {} - {}", g.number, g.white, g.black);
+            // The names give way to the clocks or the result in a narrow pane.
+            let head: String = head
+                .chars()
+                .take(width.saturating_sub(now.chars().count() + 1))
+                .collect();
             let gap = width.saturating_sub(head.chars().count() + now.chars().count());
             let text = format!("{head}{}{now}", " ".repeat(gap.max(1)));
             let style = if Some(g.number) == selected {

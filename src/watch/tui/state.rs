@@ -168,6 +168,33 @@ pub struct LogLine {
     pub tone: Tone,
 }
 
+/// What the side panel shows in a small terminal (under 100 x 30, a default terminal
+/// of 80 x 24), where only the board and one more panel fit: Ctrl-T (or F2) shows the
+/// next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pane {
+    /// The moves and the engines' evaluations.
+    #[default]
+    Moves,
+    /// Every game of the round.
+    Games,
+    /// The standings.
+    Standings,
+    /// The log, taller than the strip under the board.
+    Log,
+}
+
+impl Pane {
+    fn next(self) -> Pane {
+        match self {
+            Pane::Moves => Pane::Games,
+            Pane::Games => Pane::Standings,
+            Pane::Standings => Pane::Log,
+            Pane::Log => Pane::Moves,
+        }
+    }
+}
+
 /// Everything the view shows; see the module's documentation.
 #[derive(Debug)]
 pub struct Screen {
@@ -185,10 +212,16 @@ pub struct Screen {
     back: usize,
     /// The console line.
     pub console: Console,
+    /// The side panel of a small terminal.
+    pane: Pane,
 }
 
 /// The keys, as the help line shows them.
 pub const KEYS: &str = "Tab/Shift-Tab, PgDn/PgUp: pick a game · Esc: follow · Enter: run · Up/Down: history · Shift-Up/Down: log · Ctrl-C: stop";
+
+/// The keys in a small terminal (80 columns at most).
+pub const KEYS_SMALL: &str =
+    "Tab: pick game · Esc: follow · Ctrl-T: moves/games/standings/log · Ctrl-C: stop";
 
 impl Screen {
     /// An empty view.
@@ -202,6 +235,7 @@ impl Screen {
             log: VecDeque::new(),
             back: 0,
             console: Console::default(),
+            pane: Pane::default(),
         }
     }
 
@@ -270,6 +304,11 @@ impl Screen {
             .or_else(|| self.games.last())
     }
 
+    /// What the side panel shows in a small terminal.
+    pub fn pane(&self) -> Pane {
+        self.pane
+    }
+
     /// Whether the game shown is one picked (not followed).
     pub fn picked(&self) -> bool {
         self.picked
@@ -302,6 +341,8 @@ impl Screen {
         match key.code {
             KeyCode::Char('c') if ctrl => return Action::Interrupt,
             KeyCode::Char('l') if ctrl => return Action::Redraw,
+            KeyCode::Char('t') if ctrl => self.pane = self.pane.next(),
+            KeyCode::F(2) => self.pane = self.pane.next(),
             KeyCode::Up if key.modifiers.contains(KeyModifiers::SHIFT) => {
                 self.back = (self.back + 1).min(self.log.len().saturating_sub(1));
             }

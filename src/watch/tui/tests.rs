@@ -328,12 +328,124 @@ fn an_events_games_are_listed_with_standings_and_keys_pick_the_one_shown() {
     assert!(!screen.picked());
 }
 
+/// An event of three games, two under way, with standings, drawn as of the first
+/// game's last move.
+fn event_of_three() -> (Live, Screen, u64) {
+    let live = Live::new();
+    live.notice(1, 1, &started(1, "Annabelle", "Bartholomew"));
+    live.notice(2, 1, &started(2, "Cy", "Di"));
+    live.notice(3, 1, &started(3, "Eve", "Fay"));
+    play(&live, 1, 1, &["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+    play(&live, 2, 1, &["e4", "c5", "Nf3"]);
+    play(&live, 3, 1, &["f3", "e5", "g4", "Qh4#"]);
+    live.notice(
+        3,
+        1,
+        &Notice::GameOver {
+            number: 3,
+            result: GameResult::BlackWins,
+            reason: "Black mates".into(),
+        },
+    );
+    live.standings(serde_json::json!({"table": [
+        {"rank": 1, "name": "Fay", "points": 1.0, "games": 1},
+        {"rank": 2, "name": "Annabelle", "points": 0.0, "games": 0},
+        {"rank": 2, "name": "Eve", "points": 0.0, "games": 1},
+    ]}));
+    let mut screen = Screen::new(
+        "argus serve: 6 players, round-robin, 30 game(s) at 300+5, 2 at once; files in event",
+        "status | stop | stop after-games | help | game N pause|resume|clock|adjudicate|restart",
+    );
+    screen.refresh(&live);
+    for i in 1..=12 {
+        screen.print(&format!("log line {i}"));
+    }
+    let at = live.game(1).unwrap().at_ms;
+    (live, screen, at + 2500)
+}
+
+#[test]
+fn a_terminal_of_80_by_24_shows_the_whole_board_both_players_and_the_console() {
+    let (_live, mut screen, now) = event_of_three();
+    let (rows, _) = drawn(&screen, now, 80, 24);
+    snapshot("event-80x24", &rows);
+    // The board whole, both names and both clocks, where the game stands.
+    assert!(rank(&rows, 8).contains(" 8  r  ·  b  q  k  b  n  r  8"));
+    assert!(rank(&rows, 1).contains(" 1  R  N  B  Q  K [·] ·  R  1"));
+    assert!(
+        row(&rows, "> Bartholomew").contains("0:05:04.5"),
+        "{rows:#?}"
+    );
+    assert!(row(&rows, "  Annabelle").contains("0:05:10.5"), "{rows:#?}");
+    assert!(row(&rows, "move 3, Black to move").starts_with("│ move 3"));
+    // The moves beside it; the console line and the keys, none cut off.
+    assert!(row(&rows, "   3. Bb5").contains("│   3. Bb5"));
+    assert!(rows[20].starts_with("┌ Console: status"), "{rows:#?}");
+    assert_eq!(rows[21], format!("│> {}│", " ".repeat(76)));
+    assert!(rows[23].contains("Ctrl-T: moves/games/standings/log"));
+    assert!(rows.iter().all(|r| r.chars().count() <= 80));
+    // The log's last lines under the board.
+    assert!(row(&rows, "log line 12").starts_with("│log line 12"));
+    // Ctrl-T: the games, then the standings, then the log, then the moves again.
+    let ctrl_t = KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL);
+    assert_eq!(screen.key(ctrl_t), Action::None);
+    assert_eq!(screen.console.text(), "", "not a letter typed");
+    let (rows, _) = drawn(&screen, now, 80, 24);
+    snapshot("event-80x24-games", &rows);
+    assert!(row(&rows, "Games (3)").contains("┌ Games (3)"));
+    assert!(row(&rows, ">  1 Annabelle - Bar").ends_with("ply 5 05:10.5 05:04.5│"));
+    assert!(row(&rows, "   3 Eve - Fay").ends_with("0-1│"));
+    assert!(
+        row(&rows, "> Bartholomew").contains("0:05:04.5"),
+        "the board stays"
+    );
+    screen.key(key(KeyCode::F(2)));
+    let (rows, _) = drawn(&screen, now, 80, 24);
+    assert!(row(&rows, " 1 Fay").ends_with("1.0/1│"), "{rows:#?}");
+    screen.key(ctrl_t);
+    let (rows, _) = drawn(&screen, now, 80, 24);
+    assert!(
+        row(&rows, "log line 1 ").contains("│log line 1 "),
+        "{rows:#?}"
+    );
+    screen.key(ctrl_t);
+    let (rows, _) = drawn(&screen, now, 80, 24);
+    assert!(row(&rows, "┌ Moves").contains("Moves"));
+}
+
+#[test]
+fn a_terminal_of_200_by_50_shows_everything_at_once() {
+    let (_live, screen, now) = event_of_three();
+    let (rows, _) = drawn(&screen, now, 200, 50);
+    snapshot("event-200x50", &rows);
+    assert!(row(&rows, "> Bartholomew").contains("0:05:04.5"));
+    assert!(row(&rows, "  Annabelle").contains("0:05:10.5"));
+    for panel in [
+        "┌ Moves",
+        "┌ Engines",
+        "┌ Games (3)",
+        "┌ Standings",
+        "┌ Log",
+        "┌ Console",
+    ] {
+        assert!(rows.iter().any(|r| r.contains(panel)), "{panel}: {rows:#?}");
+    }
+    assert!(row(&rows, " 1 Fay").contains("1.0/1"));
+    assert!(rows[49].starts_with("Tab/Shift-Tab, PgDn/PgUp: pick a game"));
+}
+
 #[test]
 fn a_small_terminal_still_shows_the_board_and_the_console() {
     let (_live, screen, now) = match_after_ruy_lopez();
-    let (rows, _) = drawn(&screen, now, 80, 24);
-    assert!(rank(&rows, 5).contains("[B]"));
-    assert!(row(&rows, "Console").starts_with("┌ Console"));
+    for (width, height) in [(80, 24), (60, 20), (99, 40), (120, 29)] {
+        let (rows, _) = drawn(&screen, now, width, height);
+        assert!(rank(&rows, 5).contains("[B]"), "{width}x{height}");
+        assert!(
+            row(&rows, "  Ann").contains("0:05:10.5"),
+            "{width}x{height}: {rows:#?}"
+        );
+        assert!(row(&rows, "Console").starts_with("┌ Console"));
+    }
 }
 
 #[test]
