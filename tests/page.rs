@@ -532,3 +532,75 @@ fn real_engines_show_their_evaluations_on_the_page() {
     browser.screenshot(&shot);
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
 }
+
+/// The page at `url` with its feed closed, showing `games` (as a snapshot gives them)
+/// instead of the referee's: what the page draws of a given model.
+fn show(browser: &mut Browser, url: &str, games: &Value) {
+    browser.open(url);
+    browser.wait_for(
+        "typeof source !== 'undefined' && seq > 0",
+        Duration::from_secs(15),
+    );
+    browser.eval("source.close()");
+    let snapshot = json!({
+        "type": "snapshot", "seq": 1_000_000, "games": games, "standings": null, "log": [],
+    });
+    browser.eval(&format!(
+        "take(Object.assign({snapshot}, {{ now_ms: Date.now() }})); true"
+    ));
+}
+
+/// A game as the model gives it: `sans` played from the start (their squares in
+/// `ucis`), each with `scores[i]` (the mover's, EPD's `ce`).
+fn game(
+    number: u32,
+    round: &str,
+    sans: &[(&str, &str, Option<i64>)],
+    result: Option<&str>,
+) -> Value {
+    let moves: Vec<Value> = sans
+        .iter()
+        .enumerate()
+        .map(|(i, (san, uci, score))| {
+            json!({
+                "san": san, "uci": uci, "emt_ms": 1200 + 100 * i as u64,
+                "clocks_ms": [60_000 - 1000 * i as u64, 60_000 - 900 * i as u64],
+                "score": score, "depth": score.map(|_| 12), "pv": [],
+            })
+        })
+        .collect();
+    json!({
+        "number": number, "round": 1, "round_tag": round,
+        "white": format!("White {number}"), "black": format!("Black {number}"),
+        "time_control": "60",
+        "start_fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "moves": moves, "clocks_ms": [50_000, 40_000],
+        "running": if result.is_some() { Value::Null } else { json!("w") },
+        "at_ms": 0, "result": result,
+        "reason": result.map(|_| "White mates"),
+    })
+}
+
+/// An engine's mate shows as the moves to mate, from White's side: `#5` (White mates
+/// in 5), `-#3` (Black mates in 3), not as hundreds of pawns.
+#[test]
+#[ignore = "needs chromium"]
+fn mate_scores_show_as_moves_to_mate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_argus, url) = serve(&dir.path().join("event"));
+    let mut browser = Browser::start(&dir.path().join("profile"));
+    // White says it mates in 5; Black that it mates in 3.
+    let moves = [("e4", "e2e4", Some(32_758)), ("e5", "e7e5", Some(32_762))];
+    show(&mut browser, &url, &json!([game(1, "1", &moves, None)]));
+    let last = browser.eval("document.querySelector('#game-1 .last').textContent");
+    assert_eq!(last, json!("1... e5  (-#3/12)"));
+    show(
+        &mut browser,
+        &format!("{url}game/1"),
+        &json!([game(1, "1", &moves, None)]),
+    );
+    let evals = browser
+        .eval("[...document.querySelectorAll('#moves .eval')].map(e => e.textContent.trim())");
+    assert_eq!(evals, json!(["#5/12", "-#3/12"]), "{evals}");
+}

@@ -1,6 +1,8 @@
 //! The games of the round as one PGN file that grows as moves arrive: `/live.pgn`, in
 //! the form broadcasters poll (lichess's broadcasts among them): every game with its
-//! tags, `*` until it has a result, and each move's clock after it as `[%clk h:mm:ss]`.
+//! tags, `*` until it has a result, and after each move its mover's evaluation as
+//! `[%eval ...]` (from White's side, in pawns, `#N`/`#-N` for a mate) and its clock as
+//! `[%clk h:mm:ss]`.
 
 use super::live::GameView;
 
@@ -66,8 +68,16 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
             }
             text.push_str(&mv.san);
             let mover = ply % 2;
+            let mut comment = Vec::new();
+            if let Some(score) = mv.score {
+                let white = if mover == 0 { score } else { -score };
+                comment.push(format!("[%eval {}]", eval(white)));
+            }
             if let Some(left) = mv.clocks_ms[mover] {
-                text.push_str(&format!(" {{ [%clk {}] }}", clock(left)));
+                comment.push(format!("[%clk {}]", clock(left)));
+            }
+            if !comment.is_empty() {
+                text.push_str(&format!(" {{ {} }}", comment.join(" ")));
             }
             text.push(' ');
         }
@@ -76,6 +86,25 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
         out.push_str("\n\n");
     }
     out
+}
+
+/// A score in EPD's `ce` convention (centipawns; a mate in N moves as
+/// `32767 - (2N - 1)`, being mated in N as `-32767 + 2N`) as `[%eval]` writes it, from
+/// the same side: pawns with two decimals (`0.35`, `-1.20`), or `#N` for a mate in N
+/// moves and `#-N` for being mated in N.
+///
+/// ```
+/// use argus::watch::pgn::eval;
+/// assert_eq!(eval(35), "0.35");
+/// assert_eq!(eval(-120), "-1.20");
+/// assert_eq!(eval(32758), "#5");
+/// assert_eq!(eval(-32761), "#-3");
+/// ```
+pub fn eval(ce: i64) -> String {
+    match crate::watch::live::mate_moves(ce) {
+        Some(n) => format!("#{n}"),
+        None => format!("{:.2}", ce as f64 / 100.0),
+    }
 }
 
 /// `h:mm:ss`, with tenths when there are any.

@@ -91,6 +91,22 @@ function playerRow(game, side) {
   return row;
 }
 
+// A score in EPD's `ce` convention (centipawns; beyond ±32000 a mate: in N moves
+// 32767 - (2N - 1), mated in N -32767 + 2N) as people read it, from the same side:
+// "+0.35", "-1.20", "#5" (mates in 5), "-#3" (is mated in 3).
+function scoreText(ce) {
+  if (ce > 32000) return `#${Math.floor((32767 - ce + 1) / 2)}`;
+  if (ce < -32000) return `-#${Math.floor((32767 + ce) / 2)}`;
+  return `${ce >= 0 ? "+" : ""}${(ce / 100).toFixed(2)}`;
+}
+
+// A move's evaluation from White's side (the mover gives its own), with its depth.
+function evalText(mv, ply) {
+  if (!mv || mv.score === null || mv.score === undefined) return "";
+  const white = ply % 2 === 0 ? mv.score : -mv.score;
+  return scoreText(white) + (mv.depth ? "/" + mv.depth : "");
+}
+
 function lastMoveText(game) {
   const n = game.moves.length;
   if (!n) return "waiting for the first move";
@@ -99,11 +115,8 @@ function lastMoveText(game) {
   const ply = n - 1 + (blackFirst ? 1 : 0);
   const number = Number(game.start_fen.split(" ")[5] || 1) + Math.floor(ply / 2);
   let text = `${number}${ply % 2 === 0 ? "." : "..."} ${mv.san}`;
-  if (mv.score !== null && mv.score !== undefined) {
-    // The mover's score, shown from White's side.
-    const white = ply % 2 === 0 ? mv.score : -mv.score;
-    text += `  (${white >= 0 ? "+" : ""}${(white / 100).toFixed(2)}${mv.depth ? "/" + mv.depth : ""})`;
-  }
+  const ev = evalText(mv, ply);
+  if (ev) text += `  (${ev})`;
   return text;
 }
 
@@ -147,17 +160,13 @@ function drawDetail(game) {
     const white = ply % 2 === 0 ? game.moves[i] : null;
     const black = ply % 2 === 0 ? game.moves[i + 1] : game.moves[i];
     // Each move with its mover's evaluation, from White's side, and depth.
-    const eval_ = (mv, sign) => {
-      if (!mv || mv.score === null || mv.score === undefined) return "";
-      const v = (sign * mv.score) / 100;
-      return ` (${v >= 0 ? "+" : ""}${v.toFixed(2)}${mv.depth ? "/" + mv.depth : ""})`;
-    };
+    const eval_ = (mv, p) => evalText(mv, p);
     li.appendChild(el("span", "san", white ? white.san : "…"));
-    li.appendChild(el("span", "eval", eval_(white, 1)));
+    li.appendChild(el("span", "eval", eval_(white, 0)));
     li.appendChild(document.createTextNode(" "));
     if (black) {
       li.appendChild(el("span", "san", black.san));
-      li.appendChild(el("span", "eval", eval_(black, -1)));
+      li.appendChild(el("span", "eval", eval_(black, 1)));
     }
     list.appendChild(li);
   }
