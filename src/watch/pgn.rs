@@ -13,7 +13,7 @@ use super::live::GameView;
 /// ```
 /// use argus::watch::live::{GameView, MoveView};
 /// let game = GameView {
-///     number: 1, round: 1, white: "Ann".into(), black: "Bob".into(),
+///     number: 1, round: 1, round_tag: "1".into(), white: "Ann".into(), black: "Bob".into(),
 ///     time_control: "60".into(),
 ///     start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
 ///     fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
@@ -33,7 +33,7 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
         let mut tags = vec![
             ("Event", event.to_string()),
             ("Site", site.to_string()),
-            ("Round", game.round.to_string()),
+            ("Round", game.round_tag.clone()),
             ("Board", game.number.to_string()),
             ("White", game.white.clone()),
             ("Black", game.black.clone()),
@@ -70,8 +70,7 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
             let mover = ply % 2;
             let mut comment = Vec::new();
             if let Some(score) = mv.score {
-                let white = if mover == 0 { score } else { -score };
-                comment.push(format!("[%eval {}]", eval(white)));
+                comment.push(format!("[%eval {}]", eval(score, mover == 1)));
             }
             if let Some(left) = mv.clocks_ms[mover] {
                 comment.push(format!("[%clk {}]", clock(left)));
@@ -88,22 +87,24 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
     out
 }
 
-/// A score in EPD's `ce` convention (centipawns; a mate in N moves as
-/// `32767 - (2N - 1)`, being mated in N as `-32767 + 2N`) as `[%eval]` writes it, from
-/// the same side: pawns with two decimals (`0.35`, `-1.20`), or `#N` for a mate in N
-/// moves and `#-N` for being mated in N.
+/// A mover's score in EPD's `ce` convention (centipawns from its side; a mate in N
+/// moves as `32767 - (2N - 1)`, being mated in N as `-32767 + 2N`) as `[%eval]` writes
+/// it, from White's side (`black`: Black moved): pawns with two decimals (`0.35`,
+/// `-1.20`), or `#N` when White mates in N moves and `#-N` when Black does.
 ///
 /// ```
 /// use argus::watch::pgn::eval;
-/// assert_eq!(eval(35), "0.35");
-/// assert_eq!(eval(-120), "-1.20");
-/// assert_eq!(eval(32758), "#5");
-/// assert_eq!(eval(-32761), "#-3");
+/// assert_eq!(eval(35, false), "0.35");
+/// assert_eq!(eval(120, true), "-1.20");
+/// assert_eq!(eval(32758, false), "#5");
+/// assert_eq!(eval(-32761, false), "#-3");
+/// assert_eq!(eval(32762, true), "#-3");
 /// ```
-pub fn eval(ce: i64) -> String {
+pub fn eval(ce: i64, black: bool) -> String {
+    let sign = if black { -1 } else { 1 };
     match crate::watch::live::mate_moves(ce) {
-        Some(n) => format!("#{n}"),
-        None => format!("{:.2}", ce as f64 / 100.0),
+        Some(n) => format!("#{}", sign * n),
+        None => format!("{:.2}", (sign * ce) as f64 / 100.0),
     }
 }
 

@@ -309,3 +309,16 @@ fn mate_scores_read_as_moves_to_mate_and_the_live_pgn_writes_them_as_evals() {
     );
     assert!(pgn.contains("e5 { [%eval #-3] [%clk"), "{pgn}");
 }
+
+/// A game carries its PGN Round tag (a round-robin's encounters: `1.2`), and the live
+/// PGN's Round says the same.
+#[test]
+fn a_game_carries_its_pgn_round() {
+    let live = Live::new();
+    live.notice_in(1, 1, "1.2", &started("Ann", "Bob"));
+    assert_eq!(live.game(1).unwrap().round_tag, "1.2");
+    let pgn = crate::watch::pgn::live_pgn(&live.games(), "Club", "Hall");
+    assert!(pgn.contains("[Round \"1.2\"]"), "{pgn}");
+    live.notice(2, 3, &started("Cy", "Di"));
+    assert_eq!(live.game(2).unwrap().round_tag, "3");
+}
