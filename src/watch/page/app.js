@@ -290,8 +290,9 @@ function drawFinished(done) {
 }
 
 // Sizes the boards so that the games in progress fill the space they have: as many
-// columns as make the boards largest within the window's width and height (the
-// finished list's few lines kept in sight below them).
+// columns as make the boards largest within the window's width and height (on the
+// page of every game, the top of what is below them kept in sight: the finished games,
+// the standings).
 function layout() {
   const box = document.getElementById("games");
   const boxes = box.querySelectorAll("article.game");
@@ -301,8 +302,8 @@ function layout() {
   const chrome = first.offsetHeight - board.offsetHeight;
   const side = first.offsetWidth - board.offsetWidth;
   const gap = 16;
-  const done = document.getElementById("finished-box");
-  const below = done.hidden ? 0 : Math.min(done.offsetHeight, 180) + gap;
+  const beside = single !== null || document.body.classList.contains("one");
+  const below = beside ? 0 : Math.min(document.querySelector("aside").offsetHeight, 200) + gap;
   const width = box.clientWidth;
   const height = window.innerHeight - box.getBoundingClientRect().top - window.scrollY - below - gap;
   let best = 0, columns = 1;
@@ -320,6 +321,8 @@ function draw() {
   const all = [...games.values()];
   const shown = single === null ? all.filter((g) => !g.result) : all.filter((g) => g.number === single);
   box.replaceChildren(...shown.map(drawGame));
+  // A single game in progress is drawn as /game/N draws its game, the rest beside it.
+  document.body.classList.toggle("one", single === null && shown.length === 1);
   if (!shown.length) {
     const done = all.some((g) => g.result);
     box.appendChild(el("p", "quiet", single !== null ? `Game ${single} is not under way.`
