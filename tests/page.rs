@@ -699,6 +699,13 @@ fn a_wall_screen_shows_the_games_under_way_large_and_the_finished_ones_listed() 
         .eval("[...document.querySelectorAll('#game-2 .coord')].map(c => c.textContent).join('')");
     assert_eq!(coords, json!("8765432a1bcdefgh"));
 
+    // A phone: the boards across its width, the page scrolling, rather than all of
+    // them squeezed into its height.
+    window(&mut browser, 400, 800);
+    let board =
+        browser.eval("document.querySelector('#game-2 .board').getBoundingClientRect().width");
+    assert!(board.as_f64().unwrap() >= 300.0, "{board}");
+
     // A single game fills the page's height, the finished games and the standings
     // beside it.
     show(&mut browser, &url, &json!([game_of(7, "2", &moves, None)]));

@@ -312,8 +312,15 @@ function layout() {
     const size = Math.min((width - gap * (c - 1)) / c - side, (height - gap * (rows - 1)) / rows - chrome);
     if (size > best) { best = size; columns = c; }
   }
+  // Too many games for the window (a phone, a long list): boards of a readable size
+  // across the width, and the page scrolls.
+  const READABLE = 160;
+  if (best < READABLE) {
+    columns = Math.max(1, Math.min(boxes.length, Math.floor((width + gap) / (240 + side + gap))));
+    best = (width - gap * (columns - 1)) / columns - side;
+  }
   box.style.setProperty("--columns", String(columns));
-  box.style.setProperty("--board", `${Math.max(160, Math.floor(best))}px`);
+  box.style.setProperty("--board", `${Math.max(120, Math.floor(best))}px`);
 }
 
 function draw() {
