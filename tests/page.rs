@@ -283,7 +283,7 @@ fn the_page_shows_the_games_moving_and_their_clocks_running() {
     // One game, large, with its moves.
     browser.open(&format!("{url}game/2"));
     browser.wait_for(
-        "document.querySelectorAll('article.game').length === 1 && document.querySelectorAll('#moves li').length > 0",
+        "document.querySelectorAll('article.game').length === 1 && document.querySelectorAll('#moves tr').length > 0",
         Duration::from_secs(10),
     );
     assert_eq!(
@@ -531,4 +531,397 @@ fn real_engines_show_their_evaluations_on_the_page() {
     };
     browser.screenshot(&shot);
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
+}
+
+/// The page at `url` with its feed closed, showing `games` (as a snapshot gives them)
+/// instead of the referee's: what the page draws of a given model.
+fn show(browser: &mut Browser, url: &str, games: &Value) {
+    browser.open(url);
+    browser.wait_for(
+        "typeof source !== 'undefined' && seq > 0",
+        Duration::from_secs(15),
+    );
+    browser.eval("source.close()");
+    let snapshot = json!({
+        "type": "snapshot", "seq": 1_000_000, "games": games, "standings": null, "log": [],
+    });
+    browser.eval(&format!(
+        "{{ const s = {snapshot}; s.now_ms = Date.now(); s.games.forEach(g => g.at_ms = s.now_ms); take(s); true }}"
+    ));
+}
+
+/// Makes the page's window `width` by `height` (a wall screen's), and draws it again.
+fn window(browser: &mut Browser, width: u32, height: u32) {
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    browser.eval("draw(); true");
+}
+
+/// A game as the model gives it: `sans` played from the start (their squares in
+/// `ucis`), each with `scores[i]` (the mover's, EPD's `ce`).
+fn game(
+    number: u32,
+    round: &str,
+    sans: &[(&str, &str, Option<i64>)],
+    result: Option<&str>,
+) -> Value {
+    let moves: Vec<Value> = sans
+        .iter()
+        .enumerate()
+        .map(|(i, (san, uci, score))| {
+            json!({
+                "san": san, "uci": uci, "emt_ms": 1200 + 100 * i as u64,
+                "clocks_ms": [60_000u64.saturating_sub(700 * i as u64), 60_000u64.saturating_sub(600 * i as u64)],
+                "score": score, "depth": score.map(|_| 12), "pv": [],
+            })
+        })
+        .collect();
+    json!({
+        "number": number, "round": 1, "round_tag": round,
+        "white": format!("White {number}"), "black": format!("Black {number}"),
+        "time_control": "60",
+        "start_fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "moves": moves, "clocks_ms": [50_000, 40_000],
+        "running": if result.is_some() { Value::Null } else { json!("w") },
+        "at_ms": 0, "result": result,
+        "reason": result.map(|_| "White mates"),
+    })
+}
+
+/// An engine's mate shows as the moves to mate, from White's side: `#5` (White mates
+/// in 5), `-#3` (Black mates in 3), not as hundreds of pawns.
+#[test]
+#[ignore = "needs chromium"]
+fn mate_scores_show_as_moves_to_mate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_argus, url) = serve(&dir.path().join("event"));
+    let mut browser = Browser::start(&dir.path().join("profile"));
+    // White says it mates in 5; Black that it mates in 3.
+    let moves = [("e4", "e2e4", Some(32_758)), ("e5", "e7e5", Some(32_762))];
+    show(&mut browser, &url, &json!([game(1, "1", &moves, None)]));
+    let last = browser.eval("document.querySelector('#game-1 .last').textContent");
+    assert_eq!(last, json!("1... e5  (-#3/12)"));
+    show(
+        &mut browser,
+        &format!("{url}game/1"),
+        &json!([game(1, "1", &moves, None)]),
+    );
+    let evals = browser
+        .eval("[...document.querySelectorAll('#moves .eval')].map(e => e.textContent.trim())");
+    assert_eq!(evals, json!(["#5", "-#3"]), "{evals}");
+}
+
+/// `n` plies of a game, each with a score and a time (the squares are not checked).
+fn plies(n: usize) -> Vec<(String, Option<i64>)> {
+    (0..n)
+        .map(|i| (format!("M{}", i + 1), Some(20 * (i as i64 % 7) - 60)))
+        .collect()
+}
+
+fn game_of(
+    number: u32,
+    round: &str,
+    plies: &[(String, Option<i64>)],
+    result: Option<&str>,
+) -> Value {
+    let moves: Vec<(&str, &str, Option<i64>)> = plies
+        .iter()
+        .map(|(san, score)| (san.as_str(), "e2e4", *score))
+        .collect();
+    game(number, round, &moves, result)
+}
+
+/// A wall screen: the games in progress first and large, filling the width they have
+/// (a single game the page's height), the finished ones as a list with their results
+/// below them and in sight; each game's round as its PGN Round says; coordinates on
+/// every board.
+#[test]
+#[ignore = "needs chromium"]
+fn a_wall_screen_shows_the_games_under_way_large_and_the_finished_ones_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_argus, url) = serve(&dir.path().join("event"));
+    let mut browser = Browser::start(&dir.path().join("profile"));
+    let moves = plies(6);
+    let games = json!([
+        game_of(1, "1.1", &moves, Some("1-0")),
+        game_of(2, "1.2", &moves, None),
+        game_of(3, "1.3", &moves, None),
+        game_of(4, "1.4", &moves, Some("0-1")),
+        game_of(5, "1.5", &moves, None),
+        game_of(6, "1.6", &moves, None),
+    ]);
+    show(&mut browser, &url, &games);
+    for (width, height, least) in [(1280, 720, 190.0), (1920, 1080, 300.0)] {
+        window(&mut browser, width, height);
+        let seen = browser.eval(
+            "(() => { const boxes = [...document.querySelectorAll('article.game')];
+              const done = document.getElementById('finished-box').getBoundingClientRect();
+              return { ids: boxes.map(b => b.id),
+                bottom: Math.max(...boxes.map(b => b.getBoundingClientRect().bottom)),
+                board: Math.min(...boxes.map(b => b.querySelector('.board').getBoundingClientRect().width)),
+                done_top: done.top,
+                finished: [...document.querySelectorAll('#finished tr')].map(r => r.textContent) }; })()",
+        );
+        let at = format!("{width}x{height}: {seen}");
+        assert_eq!(
+            seen["ids"],
+            json!(["game-2", "game-3", "game-5", "game-6"]),
+            "{at}"
+        );
+        assert!(seen["board"].as_f64().unwrap() >= least, "{at}");
+        assert!(
+            seen["bottom"].as_f64().unwrap() <= seen["done_top"].as_f64().unwrap(),
+            "{at}"
+        );
+        assert!(
+            seen["done_top"].as_f64().unwrap() < f64::from(height) - 40.0,
+            "{at}"
+        );
+        let finished = seen["finished"].as_array().unwrap();
+        assert_eq!(finished.len(), 2, "{at}");
+        assert!(
+            finished[0].as_str().unwrap().contains("Game 4round 1.4"),
+            "{at}"
+        );
+        assert!(finished[1].as_str().unwrap().contains("1-0"), "{at}");
+    }
+    assert!(
+        browser
+            .eval("document.querySelector('#game-3 .title').textContent")
+            .as_str()
+            .unwrap()
+            .contains("round 1.3")
+    );
+    let coords = browser
+        .eval("[...document.querySelectorAll('#game-2 .coord')].map(c => c.textContent).join('')");
+    assert_eq!(coords, json!("8765432a1bcdefgh"));
+
+    // A phone: the boards across its width, the page scrolling, rather than all of
+    // them squeezed into its height.
+    window(&mut browser, 400, 800);
+    let board =
+        browser.eval("document.querySelector('#game-2 .board').getBoundingClientRect().width");
+    assert!(board.as_f64().unwrap() >= 300.0, "{board}");
+
+    // A single game fills the page's height, the finished games and the standings
+    // beside it.
+    show(&mut browser, &url, &json!([game_of(7, "2", &moves, None)]));
+    window(&mut browser, 1280, 720);
+    let board =
+        browser.eval("document.querySelector('#game-7 .board').getBoundingClientRect().height");
+    assert!(board.as_f64().unwrap() >= 480.0, "{board}");
+    let beside = browser.eval(
+        "document.getElementById('standings-box').getBoundingClientRect().left > document.querySelector('#game-7 .board').getBoundingClientRect().right",
+    );
+    assert_eq!(beside, json!(true));
+}
+
+/// /game/N: the moves in a list that scrolls and follows the last move, each with its
+/// evaluation and time, and an evaluation graph drawn from the moves' scores.
+#[test]
+#[ignore = "needs chromium"]
+fn a_games_page_lists_every_move_with_its_evaluation_and_time_and_graphs_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_argus, url) = serve(&dir.path().join("event"));
+    let mut browser = Browser::start(&dir.path().join("profile"));
+    show(
+        &mut browser,
+        &format!("{url}game/1"),
+        &json!([game_of(1, "1", &plies(70), None)]),
+    );
+    window(&mut browser, 1280, 720);
+    let rows = browser.eval(
+        "[...document.querySelectorAll('#moves tr')].map(r => [...r.querySelectorAll('td')].map(c => c.textContent))",
+    );
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 35);
+    assert_eq!(
+        rows[34],
+        json!(["35.", "M69", "+0.40", "8.0s", "M70", "-0.60", "8.1s"])
+    );
+    // The last move is in sight, the first scrolled away.
+    let last_in_sight = "(() => { const box = document.querySelector('#game-detail .moves-box').getBoundingClientRect();
+        const rows = document.querySelectorAll('#moves tr'); const last = rows[rows.length - 1].getBoundingClientRect();
+        const first = rows[0].getBoundingClientRect();
+        return last.bottom <= box.bottom + 1 && last.top >= box.top && first.top < box.top; })()";
+    assert_eq!(browser.eval(last_in_sight), json!(true));
+    assert_eq!(
+        browser.eval("document.getElementById('eval-graph').tagName + ' ' + document.getElementById('eval-graph').dataset.points"),
+        json!("svg 70")
+    );
+    // A move more: the list follows it.
+    browser.eval(
+        "take({ type: 'move', seq: 2000000, game: 1, move: { san: 'M71', uci: 'e2e4', emt_ms: 500,
+          clocks_ms: [1000, 1000], score: 32758, depth: 9, pv: [] }, fen: games.get(1).fen,
+          clocks_ms: [1000, 1000], running: 'b', at_ms: Date.now() }); true",
+    );
+    assert_eq!(browser.eval(last_in_sight), json!(true));
+    assert_eq!(
+        browser.eval("document.querySelector('#moves tr:last-child').textContent"),
+        json!("36.M71#50.5s")
+    );
+}
+
+/// A page whose feed went silent stops its running clocks where the referee's last word
+/// left them, and says since when.
+#[test]
+#[ignore = "needs chromium"]
+fn a_stale_page_stops_its_clocks_and_says_since_when() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_argus, url) = serve(&dir.path().join("event"));
+    let mut browser = Browser::start(&dir.path().join("profile"));
+    show(
+        &mut browser,
+        &url,
+        &json!([game_of(1, "1", &plies(4), None)]),
+    );
+    // Nothing heard for five seconds.
+    browser.eval("lastHeard = Date.now() - 5000; tick(); true");
+    let clock = "document.querySelector('#game-1 .clock.white').textContent";
+    let before = browser.eval(clock);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(browser.eval(clock), before);
+    let feed = browser.eval("document.getElementById('feed').textContent");
+    assert!(
+        feed.as_str().unwrap().starts_with("feed stale since "),
+        "{feed}"
+    );
+}
+
+/// The screenshots in docs/ (scripts/page-screenshots.sh): a gauntlet of six games, four
+/// at once, on a wall screen of 1280×720 and one of 1920×1080, taken when two games
+/// have finished (Stockfish mating two quick random movers) and four are under way
+/// (Fairy-Max, GNU Chess and a weak Stockfish thinking 2.5 s a move against it). They go to
+/// docs/ with `UPDATE_SCREENSHOT=1`, else to the target's scratch folder.
+#[test]
+#[ignore = "needs chromium, stockfish, fairymax and gnuchess"]
+fn wall_screen_screenshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = |name: &str, cmd: &str, proto: &str, ms: u32| {
+        let mut e = vec!["--engine".to_string(), format!("name={name}")];
+        if !cmd.is_empty() {
+            e.push(format!("cmd={cmd}"));
+        }
+        e.push(format!("proto={proto}"));
+        e.push(format!("movetime={ms}"));
+        e
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args([
+            "serve",
+            "--unattended",
+            "--format",
+            "gauntlet",
+            "--games",
+            "1",
+        ])
+        .args([
+            "--concurrency",
+            "4",
+            "--tc",
+            "900+5",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .args(["--event", "Club night", "--site", "Oakwood Chess Club"])
+        .args(engine("Stockfish", "/usr/games/stockfish", "uci", 300))
+        .arg("option.Skill Level=3")
+        .args(engine("Random Rita", "", "random", 300))
+        .args(engine("Random Rob", "", "random", 300))
+        .args(engine("Fairy-Max", "/usr/games/fairymax", "xboard", 2500))
+        .args(engine(
+            "GNU Chess",
+            "/usr/games/gnuchess --xboard",
+            "xboard",
+            2500,
+        ))
+        .args(engine(
+            "Stockfish (level 0)",
+            "/usr/games/stockfish",
+            "uci",
+            2500,
+        ))
+        .arg("option.Skill Level=0")
+        .args(engine("Fairy-Max 2", "/usr/games/fairymax", "xboard", 2500))
+        .arg("--out")
+        .arg(dir.path().join("event"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let _argus = Killer(child);
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "no address said");
+        if let Some(rest) = line.split("shown at ").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || {
+        let mut sink = Vec::new();
+        let _ = stdout.read_to_end(&mut sink);
+    });
+    // Two finished, four under way with some moves each.
+    let deadline = Instant::now() + Duration::from_secs(240);
+    loop {
+        let state: Value = serde_json::from_str(&get(&format!("{url}state.json"))).unwrap();
+        let games = state["games"].as_array().cloned().unwrap_or_default();
+        let done = games.iter().filter(|g| !g["result"].is_null()).count();
+        let going: Vec<usize> = games
+            .iter()
+            .filter(|g| g["result"].is_null())
+            .map(|g| g["moves"].as_array().map_or(0, Vec::len))
+            .collect();
+        if done == 2 && going.len() == 4 && going.iter().all(|&n| n >= 8) {
+            break;
+        }
+        assert!(done <= 2, "more than two games finished first: {state}");
+        assert!(
+            Instant::now() < deadline,
+            "never two finished and four going: {state}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let mut browser = Browser::start(&dir.path().join("profile"));
+    browser.open(&url);
+    browser.wait_for(
+        "document.querySelectorAll('article.game').length === 4 && document.querySelectorAll('#finished tr').length === 2",
+        Duration::from_secs(20),
+    );
+    let folder = if std::env::var_os("UPDATE_SCREENSHOT").is_some() {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs")
+    } else {
+        Path::new(env!("CARGO_TARGET_TMPDIR")).to_path_buf()
+    };
+    for (width, height) in [(1280, 720), (1920, 1080)] {
+        window(&mut browser, width, height);
+        std::thread::sleep(Duration::from_millis(500));
+        let shot = folder.join(format!("views-{width}x{height}.png"));
+        browser.screenshot(&shot);
+        assert_eq!(
+            browser.eval("[document.querySelectorAll('article.game').length, document.querySelectorAll('#finished tr').length]"),
+            json!([4, 2]),
+            "a game ended while the screenshots were taken: run it again"
+        );
+        let size = std::fs::metadata(&shot).unwrap().len();
+        assert!(
+            (10_000..300_000).contains(&size),
+            "{}: {size} bytes",
+            shot.display()
+        );
+    }
+    // One game alone, with its evaluation graph and moves (kept in the scratch folder).
+    browser.open(&format!("{url}game/3"));
+    browser.wait_for(
+        "document.querySelectorAll('#moves tr').length > 3",
+        Duration::from_secs(20),
+    );
+    window(&mut browser, 1280, 720);
+    std::thread::sleep(Duration::from_millis(500));
+    browser.screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("views-game.png"));
 }

@@ -65,6 +65,8 @@ pub(super) struct GameWatcher<'a> {
     /// The views' model, and the game's round in it.
     live: Option<&'a Arc<crate::watch::live::Live>>,
     round: u32,
+    /// The game's PGN Round tag, as the views show it.
+    round_tag: String,
     report: Option<GameReport>,
     /// The adjudication counters, when the event adjudicates.
     adjudicator: Option<Adjudicator>,
@@ -76,7 +78,7 @@ pub(super) struct GameWatcher<'a> {
 impl Watcher for GameWatcher<'_> {
     fn notice(&mut self, notice: &Notice) {
         if let Some(live) = self.live {
-            live.notice(self.number, self.round, notice);
+            live.notice_in(self.number, self.round, &self.round_tag, notice);
         }
         if let (
             Some(adjudicator),
@@ -292,7 +294,7 @@ pub(super) fn play(
             // The views show the game as it stands.
             if let Some(live) = event.live {
                 for notice in &rebuilt.takeover.current {
-                    live.notice(spec.number, spec.round, notice);
+                    live.notice_in(spec.number, spec.round, &spec.round_tag(), notice);
                 }
             }
             let config = rebuilt.referee.config().clone();
@@ -377,6 +379,7 @@ pub(super) fn play(
         boards: &event.boards,
         live: event.live,
         round: spec.round,
+        round_tag: spec.round_tag(),
         report: None,
         adjudicator: cfg
             .adjudication

@@ -33,6 +33,21 @@ pub const FINISHED_KEPT: usize = 16;
 /// stops reading never holds up a game).
 pub const SUBSCRIBER_QUEUE: usize = 1024;
 
+/// The moves to mate of a score in EPD's `ce` convention (beyond ±32000: a mate in N
+/// moves is `32767 - (2N - 1)`, being mated in N is `-32767 + 2N`), as engines' mates
+/// reach the model (a UCI `score mate N`, a CECP score past its mate range), from the
+/// same side: positive when that side mates, negative when it is mated; None for a
+/// score that is not a mate.
+pub fn mate_moves(ce: i64) -> Option<i64> {
+    if ce > 32_000 {
+        Some((32_767 - ce + 1) / 2)
+    } else if ce < -32_000 {
+        Some(-((32_767 + ce) / 2))
+    } else {
+        None
+    }
+}
+
 /// One move as the views show it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct MoveView {
@@ -59,6 +74,10 @@ pub struct GameView {
     pub number: u32,
     /// The round (1 in a match).
     pub round: u32,
+    /// The round as the game's PGN Round tag gives it: `2.3` for the third encounter of
+    /// round 2 when the round holds more than one (a round-robin's pairings), else the
+    /// round alone.
+    pub round_tag: String,
     /// White's and Black's names.
     pub white: String,
     /// Black's name.
@@ -149,8 +168,14 @@ impl Live {
     }
 
     /// A notice from the referee of game `number` of `round` (a match's games are all
-    /// of round 1).
+    /// of round 1), whose PGN Round tag is the round alone.
     pub fn notice(&self, number: u32, round: u32, notice: &Notice) {
+        self.notice_in(number, round, &round.to_string(), notice);
+    }
+
+    /// A notice from the referee of game `number` of `round`, whose PGN Round tag is
+    /// `round_tag` (`1.2`: the round's second encounter).
+    pub fn notice_in(&self, number: u32, round: u32, round_tag: &str, notice: &Notice) {
         let mut state = self.state();
         match notice {
             Notice::GameStarted {
@@ -165,6 +190,7 @@ impl Live {
                 let game = GameView {
                     number,
                     round,
+                    round_tag: round_tag.to_string(),
                     white: white.clone(),
                     black: black.clone(),
                     time_control: time_control.clone(),

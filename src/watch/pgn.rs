@@ -1,6 +1,8 @@
 //! The games of the round as one PGN file that grows as moves arrive: `/live.pgn`, in
 //! the form broadcasters poll (lichess's broadcasts among them): every game with its
-//! tags, `*` until it has a result, and each move's clock after it as `[%clk h:mm:ss]`.
+//! tags, `*` until it has a result, and after each move its mover's evaluation as
+//! `[%eval ...]` (from White's side, in pawns, `#N`/`#-N` for a mate) and its clock as
+//! `[%clk h:mm:ss]`.
 
 use super::live::GameView;
 
@@ -11,7 +13,7 @@ use super::live::GameView;
 /// ```
 /// use argus::watch::live::{GameView, MoveView};
 /// let game = GameView {
-///     number: 1, round: 1, white: "Ann".into(), black: "Bob".into(),
+///     number: 1, round: 1, round_tag: "1".into(), white: "Ann".into(), black: "Bob".into(),
 ///     time_control: "60".into(),
 ///     start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
 ///     fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
@@ -31,7 +33,7 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
         let mut tags = vec![
             ("Event", event.to_string()),
             ("Site", site.to_string()),
-            ("Round", game.round.to_string()),
+            ("Round", game.round_tag.clone()),
             ("Board", game.number.to_string()),
             ("White", game.white.clone()),
             ("Black", game.black.clone()),
@@ -66,8 +68,15 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
             }
             text.push_str(&mv.san);
             let mover = ply % 2;
+            let mut comment = Vec::new();
+            if let Some(score) = mv.score {
+                comment.push(format!("[%eval {}]", eval(score, mover == 1)));
+            }
             if let Some(left) = mv.clocks_ms[mover] {
-                text.push_str(&format!(" {{ [%clk {}] }}", clock(left)));
+                comment.push(format!("[%clk {}]", clock(left)));
+            }
+            if !comment.is_empty() {
+                text.push_str(&format!(" {{ {} }}", comment.join(" ")));
             }
             text.push(' ');
         }
@@ -76,6 +85,27 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
         out.push_str("\n\n");
     }
     out
+}
+
+/// A mover's score in EPD's `ce` convention (centipawns from its side; a mate in N
+/// moves as `32767 - (2N - 1)`, being mated in N as `-32767 + 2N`) as `[%eval]` writes
+/// it, from White's side (`black`: Black moved): pawns with two decimals (`0.35`,
+/// `-1.20`), or `#N` when White mates in N moves and `#-N` when Black does.
+///
+/// ```
+/// use argus::watch::pgn::eval;
+/// assert_eq!(eval(35, false), "0.35");
+/// assert_eq!(eval(120, true), "-1.20");
+/// assert_eq!(eval(32758, false), "#5");
+/// assert_eq!(eval(-32761, false), "#-3");
+/// assert_eq!(eval(32762, true), "#-3");
+/// ```
+pub fn eval(ce: i64, black: bool) -> String {
+    let sign = if black { -1 } else { 1 };
+    match crate::watch::live::mate_moves(ce) {
+        Some(n) => format!("#{}", sign * n),
+        None => format!("{:.2}", (sign * ce) as f64 / 100.0),
+    }
 }
 
 /// `h:mm:ss`, with tenths when there are any.

@@ -271,3 +271,54 @@ fn the_supervisor_giving_time_changes_the_clock_at_once() {
     let taken = json(&updates.try_recv().unwrap());
     assert!(taken["clocks_ms"][1].as_u64().unwrap() <= black - 10_000);
 }
+
+/// Engines' mates as the model holds them (EPD's `ce`: UCI's `score mate N` and CECP's
+/// mate scores are turned into it) read back as moves to mate; the live PGN writes them
+/// as `[%eval #N]`, from White's side.
+#[test]
+fn mate_scores_read_as_moves_to_mate_and_the_live_pgn_writes_them_as_evals() {
+    assert_eq!(mate_moves(32_766), Some(1));
+    assert_eq!(mate_moves(32_758), Some(5));
+    assert_eq!(mate_moves(-32_765), Some(-1));
+    assert_eq!(mate_moves(-32_761), Some(-3));
+    assert_eq!(mate_moves(31_999), None);
+    assert_eq!(mate_moves(-250), None);
+    let live = Live::new();
+    live.notice(1, 1, &started("Ann", "Bob"));
+    live.notice(1, 1, &e4());
+    let mut reply = e4();
+    if let Notice::Moved {
+        color,
+        san,
+        uci,
+        score,
+        ..
+    } = &mut reply
+    {
+        *color = Color::Black;
+        *san = "e5".into();
+        *uci = "e7e5".into();
+        // Black mates in 3: from White's side, #-3.
+        *score = Some(32_767 - 5);
+    }
+    live.notice(1, 1, &reply);
+    let pgn = crate::watch::pgn::live_pgn(&live.games(), "Club", "Hall");
+    assert!(
+        pgn.contains("1. e4 { [%eval 0.30] [%clk 0:00:58.5] }"),
+        "{pgn}"
+    );
+    assert!(pgn.contains("e5 { [%eval #-3] [%clk"), "{pgn}");
+}
+
+/// A game carries its PGN Round tag (a round-robin's encounters: `1.2`), and the live
+/// PGN's Round says the same.
+#[test]
+fn a_game_carries_its_pgn_round() {
+    let live = Live::new();
+    live.notice_in(1, 1, "1.2", &started("Ann", "Bob"));
+    assert_eq!(live.game(1).unwrap().round_tag, "1.2");
+    let pgn = crate::watch::pgn::live_pgn(&live.games(), "Club", "Hall");
+    assert!(pgn.contains("[Round \"1.2\"]"), "{pgn}");
+    live.notice(2, 3, &started("Cy", "Di"));
+    assert_eq!(live.game(2).unwrap().round_tag, "3");
+}
