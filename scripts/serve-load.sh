@@ -3,7 +3,8 @@
 # one load generator (scripts/load_gen.rs, the `load-gen` example: every player on one
 # poll loop, each answering every respond at once with a random legal move), and a
 # Swiss round pairs them, N/2 games at once, at a fast time control, with the referee
-# allowed LIMIT descriptors (`ulimit -n`, soft and hard). Prints one table row for
+# started under a soft limit of LIMIT descriptors (`ulimit -Sn`, the common default of
+# 1024; argus raises it to the hard limit, as it says on start). Prints one table row for
 # docs/performance.md: games played and in games.pgn, the exit status, time forfeits
 # and those with a reply stamped before the flag (scripts/serve-load-check.py reads
 # the journals), the referee's CPU a game, its peak RSS, and its peak threads and
@@ -29,7 +30,7 @@ LOADGEN="$ROOT/target/release/examples/load-gen"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 i=1; while [ "$i" -le "$N" ]; do echo "--player P$i"; i=$((i + 1)); done > "$WORK/players"
 # shellcheck disable=SC2046
-( ulimit -n "$LIMIT" && exec /usr/bin/time -f '%e %U %S %M %x' -o "$WORK/time" "$ARGUS" serve \
+( ulimit -Sn "$LIMIT" && exec /usr/bin/time -f '%e %U %S %M %x' -o "$WORK/time" "$ARGUS" serve \
     $(cat "$WORK/players") --format swiss --rounds 1 --games 1 --concurrency $((N / 2)) \
     --tc "$TC" --listen "127.0.0.1:$PORT" --max-clients $((N + 10)) --unattended \
     --out "$WORK/event" > "$WORK/serve.out" 2> "$WORK/serve.err" ) &
@@ -61,7 +62,7 @@ read -r wall user sys rss status < "$WORK/time.last" || true
 read -r peak_t peak_f < "$WORK/peaks" || true
 games=$(grep -c '^\[Result ' "$WORK/event/games.pgn" || true)
 plies=$(grep -o 'PlyCount "[0-9]*' "$WORK/event/games.pgn" | awk -F'"' '{s += $2} END {print s + 0}')
-echo "$N players, $((N / 2)) games at once at $TC, ulimit -n $LIMIT: ${wall:-?} s wall"
+echo "$N players, $((N / 2)) games at once at $TC, ulimit -Sn $LIMIT: ${wall:-?} s wall"
 tail -1 "$WORK/serve.out"
 echo "argus exited with status ${status:-?}"
 grep -h '^\[Termination' "$WORK/event/games.pgn" | sort | uniq -c
@@ -71,6 +72,6 @@ stamped=$(sed -n 's/.*handled after it: \([0-9]*\)$/\1/p' "$WORK/check")
 python3 -c "
 user, sys_, rss, games, plies = $user, $sys, $rss, $games, $plies
 cpu = (user + sys_) * 1000
-print('| players | at once | tc | ulimit -n | games in PGN | forfeits | stamped before the flag | CPU a game | CPU a ply | peak RSS | peak threads | peak descriptors |')
+print('| players | at once | tc | ulimit -Sn | games in PGN | forfeits | stamped before the flag | CPU a game | CPU a ply | peak RSS | peak threads | peak descriptors |')
 print(f'| $N | $((N / 2)) | $TC | $LIMIT | {games} of $((N / 2)) | ${forfeits:-?} | ${stamped:-?} | {cpu / max(games, 1):.1f} ms | {cpu / max(plies, 1):.3f} ms | {rss / 1024:.0f} MB | ${peak_t:-?} | ${peak_f:-?} |')"
 cat "$WORK/loadgen.out"

@@ -426,6 +426,41 @@ pub fn move_comment(analysis: Option<&str>, remaining: Option<Duration>, emt: Du
     comment
 }
 
+/// The moves to mate of a score in EPD's `ce` convention (beyond ±32000: a mate in N
+/// moves is `32767 - (2N - 1)`, being mated in N is `-32767 + 2N`), as engines' mates
+/// reach the referee (a UCI `score mate N`, a CECP score past its mate range), from the
+/// same side: positive when that side mates, negative when it is mated; None for a
+/// score that is not a mate.
+pub fn mate_moves(ce: i64) -> Option<i64> {
+    if ce > 32_000 {
+        Some((32_767 - ce + 1) / 2)
+    } else if ce < -32_000 {
+        Some(-((32_767 + ce) / 2))
+    } else {
+        None
+    }
+}
+
+/// A mover's score in EPD's `ce` convention as `[%eval]` writes it, from White's side
+/// (`black`: Black moved): pawns with two decimals (`0.35`, `-1.20`), or `#N` when
+/// White mates in N moves and `#-N` when Black does.
+///
+/// ```
+/// use argus::core::pgn::eval;
+/// assert_eq!(eval(35, false), "0.35");
+/// assert_eq!(eval(120, true), "-1.20");
+/// assert_eq!(eval(32758, false), "#5");
+/// assert_eq!(eval(-32761, false), "#-3");
+/// assert_eq!(eval(32762, true), "#-3");
+/// ```
+pub fn eval(ce: i64, black: bool) -> String {
+    let sign = if black { -1 } else { 1 };
+    match mate_moves(ce) {
+        Some(n) => format!("#{}", sign * n),
+        None => format!("{:.2}", (sign * ce) as f64 / 100.0),
+    }
+}
+
 #[cfg(test)]
 mod reference;
 #[cfg(test)]

@@ -833,6 +833,10 @@ fn run_event(
             router.close();
         }
     }
+    if !stopped {
+        // Each closed connection is said (`NAME left`) before the event's end.
+        registry.wait_closed(Duration::from_secs(2));
+    }
     standings_files.write(&state, live)?;
     Ok(Summary {
         ratings: state.ratings(),
@@ -847,9 +851,9 @@ fn run_event(
 }
 
 /// Raises the soft limit on open descriptors to the hard limit (Unix), and says what
-/// it is: each connected player holds three (its socket, the router's and a game's
-/// writer), each game under way its journal and its engines' pipes, and a common default
-/// of 1,024 is short of a thousand players. Returns the limit.
+/// it is: each connected player holds one (its socket, which the poll loop reads and its
+/// game writes), each game under way its journal and its engines' pipes, and a common
+/// default of 1,024 is short of a thousand players in 500 games. Returns the limit.
 fn raise_descriptor_limit(remote: usize, concurrency: usize) -> Option<u64> {
     #[cfg(unix)]
     {
@@ -862,7 +866,7 @@ fn raise_descriptor_limit(remote: usize, concurrency: usize) -> Option<u64> {
         } else {
             log::info!("argus serve: up to {limit} open files");
         }
-        let wanted = 3 * remote as u64 + 8 * concurrency as u64 + 32;
+        let wanted = remote as u64 + 8 * concurrency as u64 + 32;
         if limit < wanted {
             log::warn!(
                 "argus serve: up to {limit} open files (ulimit -n), fewer than {wanted} for {remote} players and {concurrency} games at once: games wait for descriptors"

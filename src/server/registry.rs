@@ -438,6 +438,24 @@ impl Registry {
             .collect()
     }
 
+    /// Waits, `limit` at most, until no connection is live (the poll loop has seen
+    /// each closed).
+    pub fn wait_closed(&self, limit: Duration) {
+        let until = Instant::now() + limit;
+        let mut slots = lock(&self.slots);
+        while slots.iter().any(Slot::is_live) {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            slots = self
+                .changed
+                .wait_timeout(slots, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
     /// Admits a connection whose first line was a `sign_on` with these `name` (from
     /// `tcsi`) and `token`: finds its place (profile section 9) and starts its router.
     /// A listed player with its token, or a place without a token from the host of its
@@ -544,9 +562,6 @@ impl Registry {
             None if full && !verified => return Err(too_many()),
             None => None,
         };
-        let reader = stream
-            .try_clone()
-            .map_err(|e| Refusal(format!("cannot read the connection: {e}")))?;
         let readers = self
             .readers()
             .map_err(|e| Refusal(format!("cannot wait for the connection's lines: {e}")))?;
@@ -582,7 +597,7 @@ impl Registry {
             slot.router = Some(router.clone());
         }
         drop(slots);
-        readers.add(readers::Conn::new(router, index, reader));
+        readers.add(readers::Conn::new(router, index));
         self.changed.notify_all();
         Ok(name)
     }
@@ -601,10 +616,12 @@ impl Registry {
     /// The end of a connection that the poll loop read: its game's line reads end of
     /// file, and its place is free for the next.
     fn closed(&self, router: &Router, index: usize) {
+        // Under the places' lock, so that whoever waits for the connections to close
+        // ([`Registry::wait_closed`]) sees this one closed only once it is said.
+        let mut slots = lock(&self.slots);
         router.alive.store(false, Ordering::SeqCst);
         // The game's line reads end of file.
         lock(&router.target).take();
-        let mut slots = lock(&self.slots);
         slots[index].gone_since = Some(Instant::now());
         // Said on standard output, as the sign-on was (a connection replaced by its
         // player's new one is not the player leaving).
@@ -663,8 +680,7 @@ fn game_wire(router: &Arc<Router>, first: Option<Vec<u8>>) -> io::Result<Wire> {
         *lock(&router.target) = Some(feed);
     }
     let writer = Counting {
-        stream: router.stream.try_clone()?,
-        sent: Arc::clone(&router.sent),
+        router: Arc::clone(router),
     };
     Ok(Wire::Stamped(Stamped {
         lines,
@@ -673,22 +689,22 @@ fn game_wire(router: &Arc<Router>, first: Option<Vec<u8>>) -> io::Result<Wire> {
 }
 
 /// A game's writer to a connection, which counts the lines it writes (the flood rule
-/// allows a player as many lines as it is sent).
+/// allows a player as many lines as it is sent). It writes to the router's own socket,
+/// so that a connection costs one descriptor, not one more for each game.
 struct Counting {
-    stream: TcpStream,
-    sent: Arc<AtomicUsize>,
+    router: Arc<Router>,
 }
 
 impl io::Write for Counting {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.stream.write(buf)?;
+        let n = (&self.router.stream).write(buf)?;
         let lines = buf[..n].iter().filter(|&&b| b == b'\n').count();
-        self.sent.fetch_add(lines, Ordering::Relaxed);
+        self.router.sent.fetch_add(lines, Ordering::Relaxed);
         Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.stream.flush()
+        (&self.router.stream).flush()
     }
 }
 

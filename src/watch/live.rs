@@ -39,13 +39,7 @@ pub const SUBSCRIBER_QUEUE: usize = 1024;
 /// same side: positive when that side mates, negative when it is mated; None for a
 /// score that is not a mate.
 pub fn mate_moves(ce: i64) -> Option<i64> {
-    if ce > 32_000 {
-        Some((32_767 - ce + 1) / 2)
-    } else if ce < -32_000 {
-        Some(-((32_767 + ce) / 2))
-    } else {
-        None
-    }
+    crate::core::pgn::mate_moves(ce)
 }
 
 /// One move as the views show it.

@@ -101,11 +101,7 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
 /// assert_eq!(eval(32762, true), "#-3");
 /// ```
 pub fn eval(ce: i64, black: bool) -> String {
-    let sign = if black { -1 } else { 1 };
-    match crate::watch::live::mate_moves(ce) {
-        Some(n) => format!("#{}", sign * n),
-        None => format!("{:.2}", (sign * ce) as f64 / 100.0),
-    }
+    crate::core::pgn::eval(ce, black)
 }
 
 /// `h:mm:ss`, with tenths when there are any.

@@ -147,6 +147,14 @@ pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
         parts += 1;
     };
     if let Some(ce) = int("ce") {
+        // The score as PGN readers take it (`[%eval]`, from White's side), then as
+        // cutechess writes it (the mover's side, its depth).
+        next_part(&mut text);
+        let _ = write!(
+            text,
+            "[%eval {}]",
+            crate::core::pgn::eval(ce, pos.turn() == shakmaty::Color::Black)
+        );
         next_part(&mut text);
         let _ = if ce > 32000 {
             write!(text, "+M{}", (32767 - ce + 1) / 2)

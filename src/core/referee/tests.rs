@@ -380,10 +380,24 @@ fn analysis_on_a_reply_goes_into_the_move_comment() {
     let start = Chess::default();
     assert_eq!(
         analysis_text(&rec, &start).as_deref(),
-        Some("+0.35/12 1s 15400n pv e4 e5 Nf3 book")
+        Some("[%eval 0.35] +0.35/12 1s 15400n pv e4 e5 Nf3 book")
     );
     let mate = Record::from_ascii(format!("{START} refreq reply; ce 32762;").as_bytes()).unwrap();
-    assert_eq!(analysis_text(&mate, &start).as_deref(), Some("+M3"));
+    assert_eq!(
+        analysis_text(&mate, &start).as_deref(),
+        Some("[%eval #3] +M3")
+    );
+    // Black's mate in 3 is White's -3 in `[%eval]`; the cutechess part keeps the
+    // mover's side.
+    let black: Chess = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    assert_eq!(
+        analysis_text(&mate, &black).as_deref(),
+        Some("[%eval #-3] +M3")
+    );
 }
 
 /// The `pv ...` or `pm ...` part of the comment for a reply from `fen` with `ops`.
@@ -468,7 +482,7 @@ fn a_pv_is_cut_at_its_first_move_that_is_not_legal() {
     );
     assert_eq!(
         predicted(START, "sm e4; pv E2E4 e7e5; ce 20;"),
-        some("+0.20")
+        some("[%eval 0.20] +0.20")
     );
     assert_eq!(predicted(START, "sm e4; pm e5; c0 \"x\";"), some("x"));
 }
@@ -506,7 +520,7 @@ fn the_pgn_comments_carry_the_pv_in_san() {
     let movetext = movetext.join(" ");
     assert!(
         movetext.starts_with(
-            "1. e4 {+0.20/9 pv e4 e5 Nf3 Nc6 [%clk 0:00:59.1] [%emt 0:00:00.900]} \
+            "1. e4 {[%eval 0.20] +0.20/9 pv e4 e5 Nf3 Nc6 [%clk 0:00:59.1] [%emt 0:00:00.900]} \
              1... e5 {pv e5 [%clk 0:00:59.5] [%emt 0:00:00.499]} {White resigns} 0-1"
         ),
         "{movetext}"

@@ -6,13 +6,13 @@
 //!
 //! A connection is registered in oneshot mode and armed again after each read, so a
 //! read only follows a readiness and never blocks: the socket stays blocking, as its
-//! writer (the same socket) needs. The loop wakes at least every [`TICK`] to end a
+//! writers need (the loop reads, and games write, the router's one socket: a player
+//! costs one descriptor). The loop wakes at least every [`TICK`] to end a
 //! line whose terminator does not come ([`STALLED_LINE`]) and to notice the registry
 //! gone.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
-use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -36,7 +36,6 @@ pub(super) struct Readers {
 pub(super) struct Conn {
     router: Arc<Router>,
     index: usize,
-    reader: TcpStream,
     splitter: LineSplitter,
     /// Lines in the current second, and the lines sent before it, against a flood.
     second: Instant,
@@ -46,12 +45,11 @@ pub(super) struct Conn {
 }
 
 impl Conn {
-    pub(super) fn new(router: Arc<Router>, index: usize, reader: TcpStream) -> Conn {
+    pub(super) fn new(router: Arc<Router>, index: usize) -> Conn {
         let sent_before = router.sent.load(Ordering::Relaxed);
         Conn {
             router,
             index,
-            reader,
             splitter: LineSplitter::new(),
             second: Instant::now(),
             in_second: 0,
@@ -100,7 +98,7 @@ fn run(poller: &Poller, incoming: &Mutex<Vec<Conn>>, registry: &Weak<Registry>) 
             next_key += 1;
             // SAFETY: the socket is deleted from the poller before it is dropped (below,
             // and at the loop's end).
-            match unsafe { poller.add(&conn.reader, Event::readable(key)) } {
+            match unsafe { poller.add(&conn.router.stream, Event::readable(key)) } {
                 Ok(()) => {
                     conns.insert(key, conn);
                 }
@@ -116,9 +114,11 @@ fn run(poller: &Poller, incoming: &Mutex<Vec<Conn>>, registry: &Weak<Registry>) 
                 continue;
             };
             let keep = registry.read_once(conn, &mut buf)
-                && poller.modify(&conn.reader, Event::readable(ev.key)).is_ok();
+                && poller
+                    .modify(&conn.router.stream, Event::readable(ev.key))
+                    .is_ok();
             if !keep {
-                let _ = poller.delete(&conn.reader);
+                let _ = poller.delete(&conn.router.stream);
                 if let Some(conn) = conns.remove(&ev.key) {
                     registry.closed(&conn.router, conn.index);
                 }
@@ -135,7 +135,7 @@ fn run(poller: &Poller, incoming: &Mutex<Vec<Conn>>, registry: &Weak<Registry>) 
         }
     }
     for conn in conns.values() {
-        let _ = poller.delete(&conn.reader);
+        let _ = poller.delete(&conn.router.stream);
     }
 }
 
@@ -143,7 +143,7 @@ impl Registry {
     /// Reads what `conn` has (once: it was ready), stamps it and hands its lines on.
     /// False when the connection is done with (closed, failed, or a flood).
     fn read_once(&self, conn: &mut Conn, buf: &mut [u8]) -> bool {
-        let n = match conn.reader.read(buf) {
+        let n = match (&conn.router.stream).read(buf) {
             Ok(0) => return false,
             Ok(n) => n,
             Err(e)
