@@ -13,10 +13,13 @@
 #   scripts/serve-load.sh [PLAYERS] [TC] [LIMIT]   (200, 1+0.01 and 1024 when not given)
 #   KEEP=1 scripts/serve-load.sh                    (keeps the event's files, says where)
 #   ARGUS=path/to/argus scripts/serve-load.sh       (another build of argus)
+#   CONCURRENCY=256 scripts/serve-load.sh 1000       (games at once, N/2 when not given)
 set -eu
 N=${1:-200}
 TC=${2:-1+0.01}
 LIMIT=${3:-1024}
+# Games at once: N/2 unless CONCURRENCY says (argus before #23 allowed 256 at most).
+AT_ONCE=${CONCURRENCY:-$((N / 2))}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d)
 if [ -n "${KEEP:-}" ]; then
@@ -31,7 +34,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 i=1; while [ "$i" -le "$N" ]; do echo "--player P$i"; i=$((i + 1)); done > "$WORK/players"
 # shellcheck disable=SC2046
 ( ulimit -Sn "$LIMIT" && exec /usr/bin/time -f '%e %U %S %M %x' -o "$WORK/time" "$ARGUS" serve \
-    $(cat "$WORK/players") --format swiss --rounds 1 --games 1 --concurrency $((N / 2)) \
+    $(cat "$WORK/players") --format swiss --rounds 1 --games 1 --concurrency $AT_ONCE \
     --tc "$TC" --listen "127.0.0.1:$PORT" --max-clients $((N + 10)) --unattended \
     --out "$WORK/event" > "$WORK/serve.out" 2> "$WORK/serve.err" ) &
 sleep 0.5
@@ -62,7 +65,7 @@ read -r wall user sys rss status < "$WORK/time.last" || true
 read -r peak_t peak_f < "$WORK/peaks" || true
 games=$(grep -c '^\[Result ' "$WORK/event/games.pgn" || true)
 plies=$(grep -o 'PlyCount "[0-9]*' "$WORK/event/games.pgn" | awk -F'"' '{s += $2} END {print s + 0}')
-echo "$N players, $((N / 2)) games at once at $TC, ulimit -Sn $LIMIT: ${wall:-?} s wall"
+echo "$N players, $AT_ONCE games at once at $TC, ulimit -Sn $LIMIT: ${wall:-?} s wall"
 tail -1 "$WORK/serve.out"
 echo "argus exited with status ${status:-?}"
 grep -h '^\[Termination' "$WORK/event/games.pgn" | sort | uniq -c
@@ -73,5 +76,5 @@ python3 -c "
 user, sys_, rss, games, plies = $user, $sys, $rss, $games, $plies
 cpu = (user + sys_) * 1000
 print('| players | at once | tc | ulimit -Sn | games in PGN | forfeits | stamped before the flag | CPU a game | CPU a ply | peak RSS | peak threads | peak descriptors |')
-print(f'| $N | $((N / 2)) | $TC | $LIMIT | {games} of $((N / 2)) | ${forfeits:-?} | ${stamped:-?} | {cpu / max(games, 1):.1f} ms | {cpu / max(plies, 1):.3f} ms | {rss / 1024:.0f} MB | ${peak_t:-?} | ${peak_f:-?} |')"
+print(f'| $N | $AT_ONCE | $TC | $LIMIT | {games} of $((N / 2)) | ${forfeits:-?} | ${stamped:-?} | {cpu / max(games, 1):.1f} ms | {cpu / max(plies, 1):.3f} ms | {rss / 1024:.0f} MB | ${peak_t:-?} | ${peak_f:-?} |')"
 cat "$WORK/loadgen.out"
