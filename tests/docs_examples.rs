@@ -111,3 +111,58 @@ fn every_example_file_in_docs_loads() {
         );
     }
 }
+
+/// docs/views.md's example of "a few games that last" does last: run as written (the
+/// folder and the page's port made this test's own), it is still playing 10 s later
+/// with two games under way on the page's live PGN.
+#[test]
+fn the_views_example_to_watch_lasts_long_enough_to_watch() {
+    use std::io::{Read, Write};
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/views.md"))
+        .unwrap();
+    let block = doc
+        .split("```sh\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap_or_default())
+        .find(|b| b.contains("proto=random movetime=2000"))
+        .expect("docs/views.md has its example to watch");
+    let command = block.replace("\\\n", " ");
+    let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    assert_eq!(words[0], "argus", "{command}");
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for i in 1..words.len() {
+        match words[i - 1].as_str() {
+            "--out" => words[i] = dir.path().join("trial").display().to_string(),
+            "--http" => words[i] = port.to_string(),
+            _ => {}
+        }
+    }
+    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(&words[1..])
+        .arg("--unattended")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(10));
+    let still = serve.try_wait().unwrap().is_none();
+    let mut pgn = String::new();
+    if let Ok(mut page) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+        let _ = page.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+        let _ = page.write_all(b"GET /live.pgn HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let _ = page.read_to_string(&mut pgn);
+    }
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(still, "the example ended within 10 s: {command}");
+    assert_eq!(
+        pgn.matches("[Result \"*\"]").count(),
+        2,
+        "two games under way on the page:\n{pgn}"
+    );
+}
