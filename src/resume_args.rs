@@ -622,9 +622,10 @@ mod tests {
             // the terminal view or plain lines.
             "http",
             "plain",
-            // Observers may follow a resumed match, or not.
+            // Observers may follow a resumed match, or not, and prove the key they share.
             "standby_listen",
             "standby_sync",
+            "standby_key",
         ];
         let cli = Cli::command();
         let serial = cli.find_subcommand("serial").unwrap();
