@@ -795,10 +795,20 @@ fn a_stale_page_stops_its_clocks_and_says_since_when() {
 /// at once, on a wall screen of 1280×720 and one of 1920×1080, taken when two games
 /// have finished (Stockfish mating two quick random movers) and four are under way
 /// (Fairy-Max, GNU Chess and a weak Stockfish thinking 2.5 s a move against it). They go to
-/// docs/ with `UPDATE_SCREENSHOT=1`, else to the target's scratch folder.
+/// docs/.
+///
+/// It runs only when `UPDATE_SCREENSHOT` is set (the script sets it): with real engines
+/// its moment depends on the machine's load (a third game may end first, or GNU Chess
+/// stall on a loaded machine), so it makes pictures rather than judging argus; the
+/// layout it shows is judged by `a_wall_screen_shows_the_games_under_way_large_and_the_
+/// finished_ones_listed` on a state of its own.
 #[test]
 #[ignore = "needs chromium, stockfish, fairymax and gnuchess"]
 fn wall_screen_screenshots() {
+    if std::env::var_os("UPDATE_SCREENSHOT").is_none() {
+        eprintln!("scripts/page-screenshots.sh takes the screenshots (UPDATE_SCREENSHOT=1)");
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let engine = |name: &str, cmd: &str, proto: &str, ms: u32| {
         let mut e = vec!["--engine".to_string(), format!("name={name}")];
