@@ -55,7 +55,7 @@ fn player(addr: String, name: String, seed: u64, think: Duration) -> std::thread
     })
 }
 
-/// Twenty players, ten games at once, in a process allowed 64 descriptors (soft and
+/// Twenty players, ten games at once, in a process allowed 40 descriptors (soft and
 /// hard): more than the games under way and the connections can hold at once. Every
 /// game is played, and in games.pgn, or argus exits non-zero saying which were not;
 /// never "N of M played" with status 0.
@@ -85,7 +85,7 @@ fn short_of_descriptors_every_game_is_played_or_the_exit_says_which_were_not() {
     for name in &names {
         args.extend(["--player", name]);
     }
-    let serve = serve_limited("-n 64", &args);
+    let serve = serve_limited("-n 40", &args);
     let players: Vec<_> = names
         .iter()
         .enumerate()
