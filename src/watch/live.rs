@@ -33,14 +33,8 @@ pub const FINISHED_KEPT: usize = 16;
 /// stops reading never holds up a game).
 pub const SUBSCRIBER_QUEUE: usize = 1024;
 
-/// The moves to mate of a score in EPD's `ce` convention (beyond ±32000: a mate in N
-/// moves is `32767 - (2N - 1)`, being mated in N is `-32767 + 2N`), as engines' mates
-/// reach the model (a UCI `score mate N`, a CECP score past its mate range), from the
-/// same side: positive when that side mates, negative when it is mated; None for a
-/// score that is not a mate.
-pub fn mate_moves(ce: i64) -> Option<i64> {
-    crate::core::pgn::mate_moves(ce)
-}
+/// The moves to mate of a score, as the views show it (`#5`, `-#3`).
+pub use crate::core::pgn::mate_moves;
 
 /// One move as the views show it.
 #[derive(Clone, Debug, Serialize, PartialEq)]

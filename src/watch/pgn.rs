@@ -87,22 +87,8 @@ pub fn live_pgn(games: &[GameView], event: &str, site: &str) -> String {
     out
 }
 
-/// A mover's score in EPD's `ce` convention (centipawns from its side; a mate in N
-/// moves as `32767 - (2N - 1)`, being mated in N as `-32767 + 2N`) as `[%eval]` writes
-/// it, from White's side (`black`: Black moved): pawns with two decimals (`0.35`,
-/// `-1.20`), or `#N` when White mates in N moves and `#-N` when Black does.
-///
-/// ```
-/// use argus::watch::pgn::eval;
-/// assert_eq!(eval(35, false), "0.35");
-/// assert_eq!(eval(120, true), "-1.20");
-/// assert_eq!(eval(32758, false), "#5");
-/// assert_eq!(eval(-32761, false), "#-3");
-/// assert_eq!(eval(32762, true), "#-3");
-/// ```
-pub fn eval(ce: i64, black: bool) -> String {
-    crate::core::pgn::eval(ce, black)
-}
+/// A score as `[%eval]` writes it (the same as the event's PGN).
+pub use crate::core::pgn::eval;
 
 /// `h:mm:ss`, with tenths when there are any.
 fn clock(ms: u64) -> String {

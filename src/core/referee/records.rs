@@ -156,12 +156,10 @@ pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
             crate::core::pgn::eval(ce, pos.turn() == shakmaty::Color::Black)
         );
         next_part(&mut text);
-        let _ = if ce > 32000 {
-            write!(text, "+M{}", (32767 - ce + 1) / 2)
-        } else if ce < -32000 {
-            write!(text, "-M{}", (32767 + ce) / 2)
-        } else {
-            write!(text, "{:+.2}", ce as f64 / 100.0)
+        let _ = match crate::core::pgn::mate_moves(ce) {
+            Some(n) if ce > 0 => write!(text, "+M{n}"),
+            Some(n) => write!(text, "-M{}", -n),
+            None => write!(text, "{:+.2}", ce as f64 / 100.0),
         };
         if let Some(depth) = int("acd") {
             let _ = write!(text, "/{depth}");
