@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::*;
-use crate::core::{DrawRule, IllegalRule, MatchConfig};
+use crate::core::MatchConfig;
 use crate::mediator::journal::{self, Event, Journal};
 use crate::transport::stamped::{self, Stamped};
 
@@ -70,24 +70,10 @@ fn a_reply_stamped_before_the_flag_but_handed_over_after_it_is_in_time() {
     let dir = tempfile::tempdir().unwrap();
     let config = MatchConfig {
         event: "gate".into(),
-        site: "memory".into(),
-        date: "2026.01.01".into(),
-        round: None,
-        names: [None, None],
-        port_labels: ["a".into(), "b".into()],
         // Two seconds for the game: White's flag is due two seconds after its respond.
-        time_control: "2".parse().unwrap(),
-        games: 1,
-        openings: Vec::new(),
         reset_delay: Duration::from_millis(10),
         conclude_delay: Duration::from_millis(10),
-        draw_rule: DrawRule::Auto,
-        illegal: IllegalRule::Loss,
-        attended: false,
-        hosted: false,
-        time_margin: Default::default(),
-        time_odds: Default::default(),
-        wire: Default::default(),
+        ..crate::core::referee::tests::config("2")
     };
     let mut feeds = Vec::new();
     let mut outs = Vec::new();

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use super::lines::{LineSplitter, Piece};
+use super::lines::LineSplitter;
 use super::stamped::{self, Feed, StampedLines};
 use super::{Duplex, Gate, LinkEvent, PortEvent, READ_TIMEOUT};
 use crate::core::Port;
@@ -200,12 +200,7 @@ impl Write for DirectWriter {
         let splitter = &mut self.splitter;
         let refused = self.feed.stamp(|at| {
             let mut events = Vec::new();
-            splitter.feed(buf, |piece| {
-                events.push(match piece {
-                    Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-                    Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-                });
-            });
+            splitter.feed(buf, |piece| events.push(LinkEvent::of_piece(piece, at)));
             events
         });
         if !refused.is_empty() {

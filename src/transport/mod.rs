@@ -123,6 +123,16 @@ pub enum LinkEvent {
     },
 }
 
+impl LinkEvent {
+    /// What the line splitter cut, read at `at`.
+    pub fn of_piece(piece: lines::Piece, at: Instant) -> LinkEvent {
+        match piece {
+            lines::Piece::Line(bytes) => LinkEvent::Line { at, bytes },
+            lines::Piece::Overlong { len } => LinkEvent::Overlong { at, len },
+        }
+    }
+}
+
 /// A [`LinkEvent`] with the port it happened on.
 #[derive(Debug)]
 pub struct PortEvent {
@@ -468,13 +478,7 @@ fn reader_loop(
     let mut splitter = LineSplitter::new();
     let mut buf = vec![0u8; 4096];
     let mut last_byte = Instant::now();
-    let emit = |piece: Piece, at: Instant| {
-        let event = match piece {
-            Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-            Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-        };
-        report(events, port, event);
-    };
+    let emit = |piece: Piece, at: Instant| report(events, port, LinkEvent::of_piece(piece, at));
     source.attach(&inlet);
     while !waits.stopped() {
         let failure = if down.load(Ordering::SeqCst) {

@@ -828,4 +828,4 @@ impl Referee {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -4,7 +4,8 @@ use super::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 
-fn config(tc: &str) -> MatchConfig {
+/// A one-game match at `tc`, for the tests here and the mediator's.
+pub(crate) fn config(tc: &str) -> MatchConfig {
     MatchConfig {
         event: "Test".into(),
         site: "Here".into(),

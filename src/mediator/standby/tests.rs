@@ -683,7 +683,7 @@ impl super::super::journal::Tap for Strict {
 #[test]
 fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
     use crate::client::{self, ClientOptions, random::RandomEngine};
-    use crate::core::{DrawRule, IllegalRule, MatchConfig, Referee};
+    use crate::core::{MatchConfig, Referee};
     use crate::mediator::journal::{self, Event, Journal};
     use crate::mediator::{Eol, Line, Records};
     use crate::transport::{Duplex, memory};
@@ -691,23 +691,9 @@ fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
     let dir = tempfile::tempdir().unwrap();
     let config = MatchConfig {
         event: "standby order".into(),
-        site: "memory".into(),
-        date: "2026.01.01".into(),
-        round: None,
-        names: [None, None],
-        port_labels: ["a".into(), "b".into()],
-        time_control: "60+1".parse().unwrap(),
-        games: 1,
-        openings: Vec::new(),
         reset_delay: Duration::from_millis(50),
         conclude_delay: Duration::from_millis(50),
-        draw_rule: DrawRule::Auto,
-        illegal: IllegalRule::Loss,
-        attended: false,
-        hosted: false,
-        time_margin: Default::default(),
-        time_odds: Default::default(),
-        wire: Default::default(),
+        ..crate::core::referee::tests::config("60+1")
     };
     let received: [Arc<Mutex<Vec<u8>>>; 2] = Default::default();
     let mut lines = Vec::new();

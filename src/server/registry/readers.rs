@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use polling::{Event, Events, Poller};
 
 use super::{FLOOD_LINES, Registry, Router, lock};
-use crate::transport::lines::{LineSplitter, Piece};
+use crate::transport::lines::LineSplitter;
 use crate::transport::{LinkEvent, STALLED_LINE};
 
 /// How often the loop wakes with nothing to read.
@@ -176,7 +176,10 @@ impl Registry {
             if flood {
                 return Vec::new();
             }
-            lines.into_iter().map(|piece| event(piece, at)).collect()
+            lines
+                .into_iter()
+                .map(|piece| LinkEvent::of_piece(piece, at))
+                .collect()
         });
         if flood {
             log::warn!(
@@ -205,7 +208,9 @@ impl Registry {
                 conn.router.peer
             );
             let last_byte = conn.last_byte;
-            let refused = conn.router.stamp(|_| vec![event(piece, last_byte)]);
+            let refused = conn
+                .router
+                .stamp(|_| vec![LinkEvent::of_piece(piece, last_byte)]);
             self.refused(conn.index, refused);
         }
     }
@@ -217,12 +222,5 @@ impl Registry {
                 self.between_games(index, &bytes);
             }
         }
-    }
-}
-
-fn event(piece: Piece, at: Instant) -> LinkEvent {
-    match piece {
-        Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-        Piece::Overlong { len } => LinkEvent::Overlong { at, len },
     }
 }
