@@ -112,14 +112,15 @@ def pct(p):
         return "-"
     s = sorted(relay)
     return f"{s[min(len(s) - 1, int(p * len(s)))]}"
+sys_share = float(sys_) * 1000 / max(manager_cpu_ms, 0.001) * 100
 print(f"{name:10} {conc:>4} {games:>6} {games / max(float(wall), 0.001) * 60:>9.0f} "
-      f"{manager_cpu_ms / max(plies, 1):>14.3f} {engine_cpu_ms / max(plies, 1):>18.3f} "
+      f"{manager_cpu_ms / max(plies, 1):>14.3f} {sys_share:>5.0f} {engine_cpu_ms / max(plies, 1):>18.3f} "
       f"{int(rss_kb) / 1024:>7.1f} {pct(0.5):>12} {pct(0.99):>7} {losses:>7}")
 EOF
 }
 
 echo "match: $GAMES games at $TC, instant UCI engine, openings $OPENINGS"
-echo "manager    conc  games  games/min  own cpu ms/ply  engines cpu ms/ply  rss MB  relay p50 µs  p99 µs  losses"
+echo "manager    conc  games  games/min  own cpu ms/ply  sys %  engines cpu ms/ply  rss MB  relay p50 µs  p99 µs  losses"
 for conc in $CONCURRENCY; do
     run argus "$conc" "$WORK/argus-$conc/games.pgn" "$ARGUS" serve \
         --engine name=A cmd="$ENGINE" proto=uci --engine name=B cmd="$ENGINE" proto=uci \

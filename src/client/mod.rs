@@ -36,8 +36,6 @@ use crossbeam_channel::Receiver;
 use shakmaty::fen::Epd;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
-use shakmaty::san::SanPlus;
-
 use crate::core::clock::{Clocks, TimeControl};
 
 use crate::epd::{Operand, Record, resolve_move, seal};
@@ -929,7 +927,7 @@ impl Driver<'_> {
                 }
                 // The move is played here, on the client's own board, rather than on a
                 // copy for its SAN and then again.
-                let san = SanPlus::from_move_and_play_unchecked(&mut self.state.pos, mv);
+                let san = crate::epd::play_san(&mut self.state.pos, mv);
                 reply.set("sm", [Operand::Move(san.to_compact_string())]);
                 if offer_draw {
                     reply.set("draw_offer", []);

@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 
 use compact_str::{CompactString, ToCompactString};
 use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 use smallvec::smallvec;
@@ -245,6 +244,9 @@ impl UciEngine {
                         claim_draw: false,
                         analysis: search.analysis(turn.position, mv),
                     }),
+                    None if turn.position.legal_moves().is_empty() => {
+                        Err(EngineError::Failed("no legal move to play".to_string()))
+                    }
                     None => Err(EngineError::Failed(format!(
                         "bestmove {best:?} is not a legal move"
                     ))),
@@ -391,9 +393,9 @@ impl Engine for UciEngine {
     }
 
     fn begin_think(&mut self, turn: &Turn<'_>) -> Result<(), EngineError> {
-        if turn.position.legal_moves().is_empty() {
-            return Err(EngineError::Failed("no legal move to play".to_string()));
-        }
+        // A position without a legal move (which a referee never asks about: the game
+        // is over) is told apart only when the engine's answer is not a move, rather
+        // than by generating the moves of every turn.
         if turn.draw_offered {
             log::debug!("UCI engines cannot accept draws: declining by moving");
         }
@@ -561,7 +563,10 @@ impl PositionCommand {
         }
         let mut end = self.end.take().unwrap_or_else(|| turn.start.clone());
         for &m in &turn.moves[self.moves..] {
-            if !end.is_legal(m) {
+            // A turn's moves are legal from its start (the client's board takes each
+            // only after its own test), and an extended command's are those of the same
+            // history: tested again only when the command is built anew.
+            if !extends && !end.is_legal(m) {
                 self.start = None;
                 break;
             }
@@ -602,15 +607,21 @@ fn go_command(limit: Option<Limit>, clocks: Option<&TurnClocks>) -> String {
         (Some(Limit::Depth(d)), _) => format!("go depth {d}"),
         (Some(Limit::MoveTime(t)), _) => format!("go movetime {}", millis(t).max(1)),
         (None, Some(c)) => {
-            let mut line = format!(
-                "go wtime {} btime {} winc {} binc {}",
-                millis(c.remaining.white),
-                millis(c.remaining.black),
-                millis(c.increment.white),
-                millis(c.increment.black)
-            );
+            // Sent every turn: written without a formatter.
+            let mut line = String::with_capacity(64);
+            let mut buf = itoa::Buffer::new();
+            for (word, value) in [
+                ("go wtime ", c.remaining.white),
+                (" btime ", c.remaining.black),
+                (" winc ", c.increment.white),
+                (" binc ", c.increment.black),
+            ] {
+                line.push_str(word);
+                line.push_str(buf.format(millis(value)));
+            }
             if let Some(n) = c.moves_to_go.filter(|n| *n > 0) {
-                line.push_str(&format!(" movestogo {n}"));
+                line.push_str(" movestogo ");
+                line.push_str(buf.format(n));
             }
             line
         }
@@ -777,7 +788,7 @@ fn pv_to_san(pos: &Chess, pv: &[String]) -> Vec<(Move, CompactString)> {
         else {
             break;
         };
-        let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        let san = crate::epd::play_san(&mut pos, m);
         out.push((m, san.to_compact_string()));
     }
     out

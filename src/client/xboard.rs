@@ -73,7 +73,6 @@
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
-use shakmaty::san::SanPlus;
 use shakmaty::{
     Bitboard, CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, Rank, Role, Square,
 };
@@ -634,7 +633,7 @@ impl XboardEngine {
                 )));
             }
             let text = if self.features.san {
-                SanPlus::from_move_and_play_unchecked(pos, mv).to_string()
+                crate::epd::play_san(pos, mv).to_string()
             } else {
                 let uci = mv.to_uci(CastlingMode::Standard).to_string();
                 pos.play_unchecked(mv);

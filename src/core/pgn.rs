@@ -334,32 +334,33 @@ fn push_comment(out: &mut Movetext<'_>, units: &mut Units, text: &str) {
 }
 
 /// Appends `n` in decimal.
-fn push_u128(out: &mut String, mut n: u128) {
-    let mut digits = [0u8; 39];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+fn push_u128(out: &mut String, n: u128) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Appends `n` in decimal with at least `width` digits, zeros before.
 fn push_padded(out: &mut String, n: u128, width: usize) {
-    let mut digits = 1;
-    let mut rest = n / 10;
-    while rest > 0 {
-        digits += 1;
-        rest /= 10;
-    }
-    for _ in digits..width {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(n);
+    for _ in digits.len()..width {
         out.push('0');
     }
-    push_u128(out, n);
+    out.push_str(digits);
+}
+
+/// Appends `cp` centipawns as pawns with two decimals (`0.35`, `-1.20`), after a `+`
+/// when `plus` is set and `cp` is not negative (`+0.00`): what `{:.2}` and `{:+.2}`
+/// write for `cp / 100`, without a float or a formatter.
+pub(crate) fn push_pawns(out: &mut String, cp: i64, plus: bool) {
+    if cp < 0 {
+        out.push('-');
+    } else if plus {
+        out.push('+');
+    }
+    let abs = cp.unsigned_abs();
+    push_u128(out, (abs / 100).into());
+    out.push('.');
+    push_padded(out, (abs % 100).into(), 2);
 }
 
 /// Formats a clock reading as `H:MM:SS.t`, truncated to the tenth of a second, as in
@@ -410,7 +411,8 @@ fn push_hms(out: &mut String, seconds: u128) {
 /// Surrounding whitespace is trimmed from the analysis, and an analysis that is empty
 /// after trimming is left out.
 pub fn move_comment(analysis: Option<&str>, remaining: Option<Duration>, emt: Duration) -> String {
-    let mut comment = String::new();
+    // Room for the analysis and both clocks from the start: a comment for every move.
+    let mut comment = String::with_capacity(analysis.map_or(0, str::len) + 40);
     if let Some(analysis) = analysis.map(str::trim).filter(|a| !a.is_empty()) {
         comment.push_str(analysis);
         comment.push(' ');
@@ -454,10 +456,20 @@ pub fn mate_moves(ce: i64) -> Option<i64> {
 /// assert_eq!(eval(32762, true), "#-3");
 /// ```
 pub fn eval(ce: i64, black: bool) -> String {
+    let mut text = String::new();
+    push_eval(&mut text, ce, black);
+    text
+}
+
+/// Appends [`eval`]'s text to `out`.
+pub fn push_eval(out: &mut String, ce: i64, black: bool) {
     let sign = if black { -1 } else { 1 };
     match mate_moves(ce) {
-        Some(n) => format!("#{}", sign * n),
-        None => format!("{:.2}", (sign * ce) as f64 / 100.0),
+        Some(n) => {
+            out.push('#');
+            out.push_str(itoa::Buffer::new().format(sign * n));
+        }
+        None => push_pawns(out, sign * ce, false),
     }
 }
 

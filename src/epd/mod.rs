@@ -39,7 +39,7 @@ use std::str::FromStr;
 use shakmaty::fen::{Epd, ParseFenError};
 use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, File, Setup, Square};
 
-pub use moves::{MoveError, is_move_syntax, resolve_move};
+pub use moves::{MoveError, is_move_syntax, play_san, resolve_move};
 pub use operand::{Clock, Date, MAX_IDENTIFIER_LEN, Operand, TimeOfDay};
 
 use operand::{ClassifyError, classify};

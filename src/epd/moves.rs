@@ -8,9 +8,9 @@
 //! turns such text into a [`shakmaty::Move`], and also tells the record reader
 //! which unquoted tokens have the shape of a move at all.
 
-use shakmaty::san::{San, SanError};
+use shakmaty::san::{San, SanError, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingSide, Chess, File, Move, Rank, Role, Square};
+use shakmaty::{CastlingSide, Chess, File, Move, Position, Rank, Role, Square};
 
 /// Why a move text could not be resolved to a legal move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -77,6 +77,23 @@ pub fn resolve_move(pos: &Chess, text: &str) -> Result<Move, MoveError> {
         Some(m) => Ok(m),
         None => Err(MoveError::Illegal(text.to_owned())),
     }
+}
+
+/// Plays the legal move `m` on `pos` and gives its SAN with its check or mate mark:
+/// what `SanPlus::from_move_and_play_unchecked` gives, but with the new position's
+/// moves generated only when it is check (a mate needs both; shakmaty's mark asks for
+/// the position's outcome, which generates them every time).
+pub fn play_san(pos: &mut Chess, m: Move) -> SanPlus {
+    let san = San::from_move(pos, m);
+    pos.play_unchecked(m);
+    let suffix = pos.is_check().then(|| {
+        if pos.legal_moves().is_empty() {
+            Suffix::Checkmate
+        } else {
+            Suffix::Check
+        }
+    });
+    SanPlus { san, suffix }
 }
 
 /// Whether `text` is a move in the lenient notation that [`resolve_move`]

@@ -221,19 +221,12 @@ impl Operand {
 
 /// Appends `n` in decimal, with zeros before it up to `width` digits.
 fn push_padded(out: &mut String, n: u64, width: usize) {
-    let mut digits = [b'0'; 20];
-    let mut i = digits.len();
-    let mut rest = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(n);
+    for _ in digits.len()..width {
+        out.push('0');
     }
-    let start = i.min(digits.len().saturating_sub(width));
-    out.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
+    out.push_str(digits);
 }
 
 impl fmt::Display for Operand {

@@ -63,8 +63,10 @@ pub fn open(line: &[u8]) -> Seal {
     let line = line.trim_ascii_end();
     let marker = b" xchk ";
     // Every line the referee and the clients read is looked at here: memchr's search,
-    // not a comparison of the marker at every offset.
-    let Some(at) = memchr::memmem::rfind(line, marker) else {
+    // not a comparison of the marker at every offset, with its searcher built once.
+    static MARKER: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(b" xchk "));
+    let Some(at) = MARKER.rfind(line) else {
         return if looks_sealed(line) {
             Seal::Broken
         } else {
@@ -90,6 +92,10 @@ pub fn open(line: &[u8]) -> Seal {
 /// was sealed; taking it for an unsealed record would take a damaged `sign_on` for one
 /// that declines the extension.
 fn looks_sealed(line: &[u8]) -> bool {
+    // Most lines end otherwise: answered before the line is checked as UTF-8.
+    if !line.ends_with(b"\";") {
+        return false;
+    }
     let Ok(text) = std::str::from_utf8(line) else {
         return false;
     };

@@ -895,3 +895,24 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// `play_san` gives what shakmaty's `SanPlus::from_move_and_play_unchecked` gives,
+    /// marks included, and leaves the same position, over random games (mates and
+    /// checks among them).
+    #[test]
+    fn play_san_is_shakmatys_san_plus(choices in proptest::collection::vec(any::<u16>(), 1..300)) {
+        let mut ours = Chess::default();
+        let mut theirs = Chess::default();
+        for choice in choices {
+            let moves = ours.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[usize::from(choice) % moves.len()];
+            let expected = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut theirs, m);
+            prop_assert_eq!(play_san(&mut ours, m), expected);
+            prop_assert_eq!(&ours, &theirs);
+        }
+    }
+}

@@ -497,7 +497,7 @@ fn read_moves(
         }
         match (kind, normalize) {
             (Moves::Sequence, true) => {
-                sans.push(SanPlus::from_move_and_play_unchecked(&mut current, m).to_string());
+                sans.push(super::play_san(&mut current, m).to_string());
             }
             (Moves::Sequence, false) => current.play_unchecked(m),
             (_, true) => sans.push(SanPlus::from_move(current.clone(), m).to_string()),

@@ -48,18 +48,8 @@ fn push_port(buf: &mut Vec<u8>, port: Port) {
     });
 }
 
-fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[at..]);
+fn push_u64(buf: &mut Vec<u8>, n: u64) {
+    buf.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// Whether any of the 8 bytes of `x` is below 0x20, a `"` or a `\`.

@@ -220,7 +220,7 @@ impl Live {
                 color,
                 san,
                 uci,
-                fen,
+                position,
                 emt,
                 remaining,
                 score,
@@ -240,7 +240,7 @@ impl Live {
                     depth: *depth,
                     pv: pv.clone(),
                 };
-                game.fen = fen.clone();
+                game.fen = crate::core::fen_text(position);
                 game.clocks_ms = mv.clocks_ms;
                 game.running = Some(side(!*color));
                 game.at_ms = now_ms();

@@ -274,7 +274,7 @@ pub(super) fn analysis(pos: &Chess, thinking: &Thinking) -> Vec<(&'static str, O
         }
         match resolve_move(&line, word) {
             Ok(mv) => pv.push(Operand::Move(
-                SanPlus::from_move_and_play_unchecked(&mut line, mv).to_compact_string(),
+                crate::epd::play_san(&mut line, mv).to_compact_string(),
             )),
             Err(_) => break,
         }

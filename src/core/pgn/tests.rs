@@ -730,3 +730,16 @@ mod same_bytes {
         }
     }
 }
+
+/// `push_pawns` writes what `{:.2}` and `{:+.2}` write for the centipawns over 100,
+/// over the whole range of a `ce` that is not a mate and a little beyond.
+#[test]
+fn pawns_are_written_as_the_float_formatter_writes_them() {
+    for cp in -33_000i64..=33_000 {
+        let (mut plain, mut plus) = (String::new(), String::new());
+        push_pawns(&mut plain, cp, false);
+        push_pawns(&mut plus, cp, true);
+        assert_eq!(plain, format!("{:.2}", cp as f64 / 100.0));
+        assert_eq!(plus, format!("{:+.2}", cp as f64 / 100.0));
+    }
+}

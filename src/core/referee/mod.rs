@@ -13,7 +13,6 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use shakmaty::fen::{Epd, Fen};
-use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Port;

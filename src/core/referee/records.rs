@@ -132,13 +132,24 @@ pub(super) fn same_position(pos: &Chess, epd: &Epd) -> bool {
 /// the score and depth (`ce`, `acd`) as `+0.35/12`, the time (`acs`) as `1s`, the
 /// nodes (`acn`) as `15400n`, then `pv ...` (or `pm ...`) in canonical SAN from `pos`,
 /// the reply's position (see [`san_line`]), and the `c0` comment.
+#[cfg(test)]
 pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
-    use std::fmt::Write as _;
+    let pv = rec.operands("pv").map(|ops| san_line(pos, ops));
+    analysis_text_with(rec, pos, pv.as_deref())
+}
+
+/// [`analysis_text`] with the `pv`'s moves in SAN ([`san_line`]) already made, when the
+/// record has one: the referee makes them once for the move's notice and its comment.
+pub(super) fn analysis_text_with(
+    rec: &Record,
+    pos: &Chess,
+    pv: Option<&[String]>,
+) -> Option<String> {
     let first = |op: &str| rec.operands(op).and_then(|o| o.first());
     let int = |op: &str| first(op).and_then(Operand::as_integer);
     // The parts are written straight into one string, each after a space but the
     // first, as joining them would (a reply is commented every ply).
-    let mut text = String::new();
+    let mut text = String::with_capacity(128);
     let mut parts = 0usize;
     let mut next_part = |text: &mut String| {
         if parts > 0 {
@@ -150,28 +161,35 @@ pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
         // The score as PGN readers take it (`[%eval]`, from White's side), then as
         // cutechess writes it (the mover's side, its depth).
         next_part(&mut text);
-        let _ = write!(
-            text,
-            "[%eval {}]",
-            crate::core::pgn::eval(ce, pos.turn() == shakmaty::Color::Black)
-        );
+        text.push_str("[%eval ");
+        crate::core::pgn::push_eval(&mut text, ce, pos.turn() == shakmaty::Color::Black);
+        text.push(']');
         next_part(&mut text);
-        let _ = match crate::core::pgn::mate_moves(ce) {
-            Some(n) if ce > 0 => write!(text, "+M{n}"),
-            Some(n) => write!(text, "-M{}", -n),
-            None => write!(text, "{:+.2}", ce as f64 / 100.0),
-        };
+        match crate::core::pgn::mate_moves(ce) {
+            Some(n) if ce > 0 => {
+                text.push_str("+M");
+                push_int(&mut text, n);
+            }
+            Some(n) => {
+                text.push_str("-M");
+                push_int(&mut text, -n);
+            }
+            None => crate::core::pgn::push_pawns(&mut text, ce, true),
+        }
         if let Some(depth) = int("acd") {
-            let _ = write!(text, "/{depth}");
+            text.push('/');
+            push_int(&mut text, depth);
         }
     }
     if let Some(secs) = int("acs") {
         next_part(&mut text);
-        let _ = write!(text, "{secs}s");
+        push_int(&mut text, secs);
+        text.push('s');
     }
     if let Some(nodes) = int("acn") {
         next_part(&mut text);
-        let _ = write!(text, "{nodes}n");
+        push_int(&mut text, nodes);
+        text.push('n');
     }
     // `op` and its moves in SAN, when at least one of them is legal; whether it was.
     let moves = |text: &mut String, op: &str, sep: bool| {
@@ -189,7 +207,17 @@ pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
             text.push(' ');
         }
         text.push_str(op);
-        if push_san_line(text, pos, ops) == 0 {
+        let count = match pv {
+            Some(sans) if op == "pv" => {
+                for san in sans {
+                    text.push(' ');
+                    text.push_str(san);
+                }
+                sans.len()
+            }
+            _ => push_san_line(text, pos, ops),
+        };
+        if count == 0 {
             text.truncate(mark);
             return false;
         }
@@ -209,10 +237,14 @@ pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
     (parts > 0).then_some(text)
 }
 
+/// Appends `n` in decimal.
+fn push_int(out: &mut String, n: i64) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
 /// Appends ` SAN` to `out` for each move of `ops` that [`san_line`] would give, without
 /// a string for each; returns how many.
 fn push_san_line(out: &mut String, pos: &Chess, ops: &[Operand]) -> usize {
-    use std::fmt::Write as _;
     let mut pos = pos.clone();
     let mut count = 0;
     for op in ops {
@@ -223,11 +255,7 @@ fn push_san_line(out: &mut String, pos: &Chess, ops: &[Operand]) -> usize {
             break;
         };
         out.push(' ');
-        let _ = write!(
-            out,
-            "{}",
-            SanPlus::from_move_and_play_unchecked(&mut pos, m)
-        );
+        crate::epd::play_san(&mut pos, m).append_to_string(out);
         count += 1;
     }
     count
@@ -249,7 +277,7 @@ pub(super) fn san_line(pos: &Chess, ops: &[Operand]) -> Vec<String> {
         let Ok(m) = resolve_move(&pos, text) else {
             break;
         };
-        sans.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+        sans.push(crate::epd::play_san(&mut pos, m).to_string());
     }
     sans
 }
@@ -274,8 +302,10 @@ pub(super) fn game_pgn(cur: &Current, mut tags: Vec<(String, String)>) -> String
                 comment.push(' ');
                 comment.push_str(&fault.replace('}', ")"));
             }
+            let mut san = String::with_capacity(8);
+            m.san.append_to_string(&mut san);
             PgnMove {
-                san: m.san.to_string(),
+                san,
                 comment: Some(comment),
             }
         })

@@ -146,26 +146,36 @@ impl Referee {
             let finish = cur.game.flag(color);
             return self.finish(finish);
         }
-        let analysis = analysis_text(rec, cur.game.position());
+        // The pv's moves in SAN, made once for the comment and the notice.
+        let pv_sans = rec
+            .operands("pv")
+            .map(|ops| san_line(cur.game.position(), ops));
+        let analysis = analysis_text_with(rec, cur.game.position(), pv_sans.as_deref());
         let int = |op: &str| {
             rec.operands(op)
                 .and_then(|ops| ops.first())
                 .and_then(Operand::as_integer)
         };
         let (score, depth) = (int("ce"), int("acd"));
-        let pv = ["pv", "pm"]
-            .iter()
-            .find_map(|op| rec.operands(op))
-            .map(|ops| san_line(cur.game.position(), ops))
+        let pv = pv_sans
+            .or_else(|| {
+                rec.operands("pm")
+                    .map(|ops| san_line(cur.game.position(), ops))
+            })
             .unwrap_or_default();
-        let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+        let mut uci = String::with_capacity(5);
+        UciMove::from_move(m, CastlingMode::Standard).append_to_string(&mut uci);
         let number = cur.number;
         let played = cur.game.play(m, elapsed, analysis);
         let moved = Notice::Moved {
             number,
             fullmove: played.before.fullmoves().get(),
             color,
-            san: played.san.to_string(),
+            san: {
+                let mut san = String::with_capacity(8);
+                played.san.append_to_string(&mut san);
+                san
+            },
             emt: played.emt,
             remaining: [
                 cur.game.clocks().remaining(Color::White),
@@ -175,7 +185,7 @@ impl Referee {
             depth,
             pv,
             uci,
-            fen: crate::core::fen_text(cur.game.position()),
+            position: cur.game.position().clone(),
         };
         cur.clock_started = None;
         cur.offer = rec.has("draw_offer").then_some(color);

@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use shakmaty::Color;
+use shakmaty::{Chess, Color};
 
 use super::super::Port;
 use super::super::clock::TimeControl;
@@ -353,8 +353,9 @@ pub enum Notice {
         pv: Vec<String>,
         /// The move's squares in UCI (`e2e4`, `e7e8q`), for a board to mark it.
         uci: String,
-        /// The position after the move (FEN).
-        fen: String,
+        /// The position after the move (a view writes its FEN: a game without one
+        /// does not pay for it every ply).
+        position: Chess,
     },
     /// A game ended.
     GameOver {

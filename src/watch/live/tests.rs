@@ -29,7 +29,11 @@ fn e4() -> Notice {
         depth: Some(12),
         pv: vec!["e4".into(), "e5".into()],
         uci: "e2e4".into(),
-        fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+        position: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap(),
     }
 }
 

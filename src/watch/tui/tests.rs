@@ -9,10 +9,9 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, Color, Position};
 
 use super::is_serial_console;
 use super::render::{self, clock};
@@ -66,7 +65,7 @@ fn play(live: &Live, number: u32, round: u32, sans: &[&str]) {
                 depth: Some(10 + ply),
                 pv: vec![(*san).into(), "a6".into()],
                 uci,
-                fen: Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+                position: pos.clone(),
             },
         );
     }
