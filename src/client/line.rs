@@ -241,6 +241,10 @@ impl Link<'_> {
     /// Asks the referee for the records noise took, when a request is due (a `fault`
     /// whose `c0` says why, with `xagain` and the first record number wanted).
     pub(super) fn ask_again(&mut self, pos: &Chess) -> Result<(), ClientError> {
+        // Looked at after every line: the clock is read only when something is wanted.
+        if !self.framing.asking() {
+            return Ok(());
+        }
         let now = Instant::now();
         let Some(from) = self.framing.ask(now) else {
             return Ok(());
