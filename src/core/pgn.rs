@@ -285,7 +285,32 @@ fn push_comment(out: &mut Movetext<'_>, units: &mut Units, text: &str) {
     };
     // The opening brace goes before the first unit; the units' lengths leave it out.
     buf.push('{');
-    let mut parts = cleaned.split_whitespace();
+    // Printable ASCII has no blank but the space: split without Unicode's tables.
+    if plain {
+        push_units(cleaned.split_ascii_whitespace(), buf, ends);
+    } else {
+        push_units(cleaned.split_whitespace(), buf, ends);
+    }
+    if ends.is_empty() {
+        out.word("{}");
+        return;
+    }
+    buf.push('}');
+    *ends.last_mut().expect("a unit") = buf.len();
+    let mut start = 0;
+    for &end in ends.iter() {
+        out.word(&buf[start..end]);
+        start = end;
+    }
+}
+
+/// The words of a comment (`parts`) as units in `buf`, each unit's end in `ends` (see
+/// [`push_comment`]).
+fn push_units<'a>(
+    mut parts: impl Iterator<Item = &'a str> + Clone,
+    buf: &mut String,
+    ends: &mut Vec<usize>,
+) {
     while let Some(part) = parts.next() {
         let joins_last = part.starts_with('%') && !ends.is_empty();
         if joins_last {
@@ -319,17 +344,6 @@ fn push_comment(out: &mut Movetext<'_>, units: &mut Units, text: &str) {
         } else {
             ends.push(buf.len());
         }
-    }
-    if ends.is_empty() {
-        out.word("{}");
-        return;
-    }
-    buf.push('}');
-    *ends.last_mut().expect("a unit") = buf.len();
-    let mut start = 0;
-    for &end in ends.iter() {
-        out.word(&buf[start..end]);
-        start = end;
     }
 }
 
