@@ -14,6 +14,19 @@ use serve_support::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 
+/// The crowd's test runs alone: its thousands of connections take ephemeral ports
+/// (from 127.0.0.1 too), one of which can be the port another test of this file has
+/// just picked for its referee, and its flood from 127.0.0.1 would crowd out that
+/// test's own connection if the two met. The other tests run beside each other.
+static CROWD: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// What a test other than the crowd's holds while it runs.
+fn beside_the_others() -> std::sync::RwLockReadGuard<'static, ()> {
+    CROWD
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A network that dies without a word: the player's side of its connection is closed,
 /// the referee's stays open and silent (no FIN, no RST). The player's client connects
 /// again with its token: it replaces the dead connection instead of being refused as
@@ -21,6 +34,7 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 /// time.
 #[test]
 fn a_player_behind_a_dead_network_signs_on_again_with_its_token_and_keeps_its_game() {
+    let _beside = beside_the_others();
     behind_a_dead_network(Some("a-secret"));
 }
 
@@ -28,6 +42,7 @@ fn a_player_behind_a_dead_network_signs_on_again_with_its_token_and_keeps_its_ga
 /// the old one, and replaces it.
 #[test]
 fn a_player_without_a_token_behind_a_dead_network_gets_back_from_its_own_host() {
+    let _beside = beside_the_others();
     behind_a_dead_network(None);
 }
 
@@ -104,6 +119,9 @@ fn behind_a_dead_network(token: Option<&str>) {
 /// refusals are said in a few counted lines, not one each.
 #[test]
 fn a_crowd_that_never_signs_on_keeps_no_listed_player_out() {
+    let _alone = CROWD
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("event");
     let port = free_port();
@@ -230,6 +248,7 @@ fn a_crowd_that_never_signs_on_keeps_no_listed_player_out() {
 /// time.
 #[test]
 fn a_line_without_its_end_ends_after_a_second_and_the_reply_after_it_counts() {
+    let _beside = beside_the_others();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("event");
     let addr = format!("127.0.0.1:{}", free_port());
@@ -278,6 +297,7 @@ fn a_line_without_its_end_ends_after_a_second_and_the_reply_after_it_counts() {
 /// took: a player connects to it.
 #[test]
 fn listening_on_port_zero_says_the_port_taken() {
+    let _beside = beside_the_others();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("event");
     let mut serve = spawn(&[
@@ -317,6 +337,7 @@ fn listening_on_port_zero_says_the_port_taken() {
 /// up by them until then, is played to its end.
 #[test]
 fn a_seat_whose_player_is_gone_for_good_forfeits_its_games() {
+    let _beside = beside_the_others();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("event");
     let addr = format!("127.0.0.1:{}", free_port());
