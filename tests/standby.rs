@@ -451,25 +451,21 @@ fn told_primary_exits_3(keyed: bool) {
     args.extend(&key);
     let primary = spawn(&args);
     let http = format!("127.0.0.1:{}", free_port());
-    let mut observer = Running(Some(
-        Command::new(env!("CARGO_BIN_EXE_argus"))
-            .args([
-                "observe",
-                &standby,
-                "--out",
-                copy.to_str().unwrap(),
-                "--listen",
-                &format!("127.0.0.1:{}", free_port()),
-                "--http",
-                &http,
-            ])
-            .args(&key)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ));
+    let mut observer = {
+        let listen = format!("127.0.0.1:{}", free_port());
+        let mut args = vec![
+            "observe",
+            &standby,
+            "--out",
+            copy.to_str().unwrap(),
+            "--listen",
+            &listen,
+            "--http",
+            &http,
+        ];
+        args.extend(&key);
+        spawn_with_stdin(&args)
+    };
     let observed = lines_of(&mut observer);
     let mut seen = Vec::new();
     wait_for(&observed, &mut seen, "game 1: ", Duration::from_secs(20));
@@ -591,22 +587,14 @@ fn a_takeover_that_could_not_go_on_is_refused_and_the_primary_not_told() {
         ev.to_str().unwrap(),
     ]);
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let mut observer = Running(Some(
-        Command::new(env!("CARGO_BIN_EXE_argus"))
-            .args([
-                "observe",
-                &standby,
-                "--out",
-                copy.to_str().unwrap(),
-                "--listen",
-                &taken.local_addr().unwrap().to_string(),
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ));
+    let mut observer = spawn_with_stdin(&[
+        "observe",
+        &standby,
+        "--out",
+        copy.to_str().unwrap(),
+        "--listen",
+        &taken.local_addr().unwrap().to_string(),
+    ]);
     let deadline = Instant::now() + Duration::from_secs(20);
     while !copy.join("event.jsonl").exists() {
         assert!(Instant::now() < deadline, "no copy");
@@ -667,23 +655,19 @@ fn a_primary_resumed_after_a_takeover_hears_of_it_from_its_recorded_standby_addr
     ];
     args.extend(key);
     let primary = spawn(&args);
-    let mut observer = Running(Some(
-        Command::new(env!("CARGO_BIN_EXE_argus"))
-            .args([
-                "observe",
-                &standby,
-                "--out",
-                copy.to_str().unwrap(),
-                "--listen",
-                &format!("127.0.0.1:{}", free_port()),
-            ])
-            .args(key)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ));
+    let mut observer = {
+        let listen = format!("127.0.0.1:{}", free_port());
+        let mut args = vec![
+            "observe",
+            &standby,
+            "--out",
+            copy.to_str().unwrap(),
+            "--listen",
+            &listen,
+        ];
+        args.extend(key);
+        spawn_with_stdin(&args)
+    };
     let observed = lines_of(&mut observer);
     let mut seen = Vec::new();
     wait_for(&observed, &mut seen, "game 1: ", Duration::from_secs(20));

@@ -64,6 +64,19 @@ pub fn spawn(args: &[&str]) -> Running {
     ))
 }
 
+/// As [`spawn`], with standard input a pipe too (an observer told `takeover` there).
+pub fn spawn_with_stdin(args: &[&str]) -> Running {
+    Running(Some(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ))
+}
+
 /// A child process that is killed when the test ends before it does (an assertion
 /// failed): a failing test leaves no referee or client running.
 pub struct Running(pub Option<std::process::Child>);

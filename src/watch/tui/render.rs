@@ -45,19 +45,7 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
         return;
     }
     let log_height = (area.height / 4).clamp(4, 12);
-    let [title, main, log, console, keys] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(10),
-        Constraint::Length(log_height),
-        Constraint::Length(3),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    frame.render_widget(
-        Paragraph::new(Line::from(screen.title.as_str()))
-            .style(Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)),
-        title,
-    );
+    let [main, log, console] = rows(frame, screen, 10, log_height, KEYS);
     let [left, middle, right] = Layout::horizontal([
         Constraint::Length(BOARD_WIDTH),
         Constraint::Min(24),
@@ -76,10 +64,36 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
     draw_games(frame, right, screen, now_ms);
     draw_log(frame, log, screen);
     draw_console(frame, console, screen);
+}
+
+/// The rows of every layout: the title, then `main` (at least `main_min` high) and the
+/// log, then the console and the line of `keys`. Draws the title and the keys, and
+/// gives the main area, the log's and the console's.
+fn rows(
+    frame: &mut Frame<'_>,
+    screen: &Screen,
+    main_min: u16,
+    log_height: u16,
+    keys: &str,
+) -> [Rect; 3] {
+    let [title, main, log, console, keys_row] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(main_min),
+        Constraint::Length(log_height),
+        Constraint::Length(3),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
     frame.render_widget(
-        Paragraph::new(Line::from(KEYS)).style(Style::new().add_modifier(Modifier::DIM)),
-        keys,
+        Paragraph::new(Line::from(screen.title.as_str()))
+            .style(Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)),
+        title,
     );
+    frame.render_widget(
+        Paragraph::new(Line::from(keys)).style(Style::new().add_modifier(Modifier::DIM)),
+        keys_row,
+    );
+    [main, log, console]
 }
 
 /// A small terminal (80 x 24): the board whole, with both names, both clocks and where
@@ -91,19 +105,7 @@ fn draw_small(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
     let spare = area.height.saturating_sub(1 + BOARD_HEIGHT + 3 + 1);
     // A log of fewer than one line is no log.
     let log_height = if spare >= 3 { spare.min(8) } else { 0 };
-    let [title, main, log, console, keys] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(0),
-        Constraint::Length(log_height),
-        Constraint::Length(3),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    frame.render_widget(
-        Paragraph::new(Line::from(screen.title.as_str()))
-            .style(Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)),
-        title,
-    );
+    let [main, log, console] = rows(frame, screen, 0, log_height, KEYS_SMALL);
     let [board, side] =
         Layout::horizontal([Constraint::Length(BOARD_WIDTH), Constraint::Min(0)]).areas(main);
     let game = screen.selected();
@@ -123,10 +125,6 @@ fn draw_small(frame: &mut Frame<'_>, screen: &Screen, now_ms: u64) {
         draw_log(frame, log, screen);
     }
     draw_console(frame, console, screen);
-    frame.render_widget(
-        Paragraph::new(Line::from(KEYS_SMALL)).style(Style::new().add_modifier(Modifier::DIM)),
-        keys,
-    );
 }
 
 /// A clock: `H:MM:SS.t`, as the PGN's `[%clk]`.
