@@ -260,7 +260,16 @@ fn the_page_shows_the_games_moving_and_their_clocks_running() {
         browser.eval("document.querySelectorAll('#game-1 .sq.mark').length"),
         json!(2)
     );
-    assert_ne!(browser.eval(clocks), clocks_before);
+    // A clock runs: within a few of its tenths the page shows another reading (read
+    // at once, a reading can match the first one's to the tenth when the moves in
+    // between took no tenth off, as on CI's machine once).
+    browser.wait_for(
+        &format!(
+            "JSON.stringify({clocks}) !== {:?}",
+            clocks_before.to_string()
+        ),
+        Duration::from_secs(5),
+    );
     assert_eq!(
         browser.eval("document.querySelector('#game-1 .player.white .name').textContent"),
         json!("\u{25CB} Ann")

@@ -94,6 +94,29 @@ impl Serve {
         }
     }
 
+    /// Waits (at most `limit`) until a line starting with each of `prefixes` has been
+    /// seen, in whatever order they came (two games started at once may be announced
+    /// either way round).
+    fn wait_for_each(&mut self, limit: Duration, prefixes: &[&str]) {
+        let deadline = Instant::now() + limit;
+        let missing = |seen: &[String]| {
+            prefixes
+                .iter()
+                .filter(|p| !seen.iter().any(|l| l.starts_with(**p)))
+                .count()
+        };
+        while missing(&self.seen) > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!(
+                    "not all of {prefixes:?} within {limit:?}; saw:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
     /// Waits (at most `limit`) for argus to exit; returns its status and all it printed.
     fn finish(&mut self, limit: Duration) -> (ExitStatus, String) {
         let deadline = Instant::now() + limit;
@@ -150,8 +173,7 @@ fn stop_after_games_lets_the_games_under_way_finish_and_resume_plays_the_rest() 
         out_s,
     ]);
     let limit = Duration::from_secs(30);
-    serve.wait_for(limit, |l| l.starts_with("game 1/6 (round 1)"));
-    serve.wait_for(limit, |l| l.starts_with("game 2/6 (round 1)"));
+    serve.wait_for_each(limit, &["game 1/6 (round 1)", "game 2/6 (round 1)"]);
     serve.type_line("stop after-games");
     serve.wait_for(limit, |l| {
         l == "argus serve: no new game starts; 2 game(s) under way finish first"
@@ -227,7 +249,7 @@ fn status_shows_the_games_under_way_and_an_unknown_command_changes_nothing() {
         out.to_str().unwrap(),
     ]);
     let limit = Duration::from_secs(30);
-    serve.wait_for(limit, |l| l.starts_with("game 2/2 (round 1)"));
+    serve.wait_for_each(limit, &["game 1/2 (round 1)", "game 2/2 (round 1)"]);
     // Some moves first, so that the clocks are at hand.
     std::thread::sleep(Duration::from_millis(500));
     serve.type_line("status");
@@ -288,7 +310,7 @@ fn a_game_command_acts_on_the_game_it_names() {
         out.to_str().unwrap(),
     ]);
     let limit = Duration::from_secs(30);
-    serve.wait_for(limit, |l| l.starts_with("game 2/2 (round 1)"));
+    serve.wait_for_each(limit, &["game 1/2 (round 1)", "game 2/2 (round 1)"]);
     std::thread::sleep(Duration::from_millis(300));
     serve.type_line("pause");
     let which = serve.wait_for(limit, |l| l.contains("say which"));
