@@ -10,21 +10,28 @@
 //!   sides. It is sound: it never calls a position dead that either side can still win.
 //!   It is incomplete: a few dead positions (mostly constructed ones) it cannot prove,
 //!   and those play on, to the fifty- or seventy-five-move rule as before.
+//! - [`Watch`] gives [`is_dead`]'s answer for each position of a game with less work: a
+//!   helpmate once found carries over the moves that could be taken back (see there).
 //! - [`can_mate`], at a flag fall, asks the full search (`winnability`) for one side.
 //!   It decides every position of real play known to its author, and says so when its
 //!   node limit leaves a position undecided.
 //!
-//! Both are deterministic (node limits, no clock), as the core must be for replay.
+//! All are deterministic (node limits, no clock), as the core must be for replay.
 
-use shakmaty::{Chess, Color, Position};
+use shakmaty::uci::UciMove;
+use shakmaty::{
+    Bitboard, Chess, Color, EnPassantMode, Move, MoveList, Position, Rank, Role, Square,
+};
 
 /// Whether neither side can checkmate by any legal sequence of moves, as far as
 /// chasolver's fast check proves it. Bare material (shakmaty's insufficient material)
 /// is dead too, and is answered without the solver.
 pub fn is_dead(pos: &Chess) -> bool {
-    if pos.is_insufficient_material() {
-        return true;
-    }
+    pos.is_insufficient_material() || proven_dead(pos)
+}
+
+/// chasolver's fast check for both sides.
+fn proven_dead(pos: &Chess) -> bool {
     let Some(board) = to_board(pos) else {
         return false;
     };
@@ -32,6 +39,170 @@ pub fn is_dead(pos: &Chess) -> bool {
     // ones still alive, so the check usually stops after one call.
     let [first, second] = [!pos.turn(), pos.turn()].map(to_color);
     chasolver::is_unwinnable_fast(&board, first) && chasolver::is_unwinnable_fast(&board, second)
+}
+
+/// [`is_dead`] for the positions of one game, move by move, with the same answers and
+/// less work.
+///
+/// The fast check costs most in endgames behind locked pawns, where the players can
+/// shuffle for many moves (chasolver then runs its static analysis every time, about a
+/// hundred times a usual ply's work). There, once in a stretch of such play, the full
+/// search looks for a helpmate, and the line it finds is played through on shakmaty's
+/// board before it is believed. While the position is known to be winnable, a move
+/// that can be taken back keeps it so: if the opponent can move a piece, the mover can
+/// then move back and the opponent can move back too, the position known to be winnable
+/// is reached again, and its helpmate follows. A position one side can mate is not
+/// dead, and the fast check, being sound, would not have called it dead: so the answer
+/// is [`is_dead`]'s whether the check runs or not. Where no helpmate is known, the fast
+/// check runs as before.
+#[derive(Clone, Debug, Default)]
+pub struct Watch {
+    /// A side is known to be able to mate from the current position.
+    winnable: bool,
+    /// The full search found no helpmate since the last move that cannot be taken back.
+    searched_in_vain: bool,
+}
+
+/// How many of the opponent's moves are tried as the first step of a way back.
+const WAY_BACK_TRIES: usize = 4;
+
+impl Watch {
+    /// Whether `pos`, just reached from `before` by `m` (`moves`: its legal moves), is
+    /// dead, as [`is_dead`] says.
+    pub fn after(&mut self, before: &Chess, m: Move, pos: &Chess, moves: &MoveList) -> bool {
+        if self.winnable && way_back(before, m, pos, moves) {
+            return false;
+        }
+        self.winnable = false;
+        if m.is_zeroing() || m.is_castle() {
+            self.searched_in_vain = false;
+        }
+        if pos.is_insufficient_material() {
+            return true;
+        }
+        if !self.searched_in_vain && locked_pawns(pos) {
+            if helpmate(pos, !pos.turn()) {
+                self.winnable = true;
+                return false;
+            }
+            self.searched_in_vain = true;
+        }
+        proven_dead(pos)
+    }
+}
+
+/// Whether `after`, reached from `before` by `m`, can come back to `before` in three
+/// legal plies: an opponent's piece moves, `m` is taken back, the opponent's piece moves
+/// back. Tries the first few of the opponent's moves that could be taken back.
+fn way_back(before: &Chess, m: Move, after: &Chess, moves: &MoveList) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        capture: None,
+        to,
+        promotion: None,
+    } = m
+    else {
+        return false;
+    };
+    if role == Role::Pawn || before.ep_square(EnPassantMode::Legal).is_some() {
+        return false;
+    }
+    let reverse = |role, from, to| Move::Normal {
+        role,
+        from: to,
+        capture: None,
+        to: from,
+        promotion: None,
+    };
+    let back = reverse(role, from, to);
+    moves
+        .iter()
+        .filter_map(|&o| match o {
+            Move::Normal {
+                role,
+                from,
+                capture: None,
+                to,
+                promotion: None,
+            } if role != Role::Pawn => Some((o, reverse(role, from, to))),
+            _ => None,
+        })
+        .take(WAY_BACK_TRIES)
+        .any(|(out, home)| {
+            let mut p = after.clone();
+            p.play_unchecked(out);
+            if !p.is_legal(back) {
+                return false;
+            }
+            p.play_unchecked(back);
+            if !p.is_legal(home) {
+                return false;
+            }
+            p.play_unchecked(home);
+            p.board() == before.board()
+                && p.turn() == before.turn()
+                && p.castles().castling_rights() == before.castles().castling_rights()
+        })
+}
+
+/// Roughly where chasolver's fast check goes on to its static analysis: pawns that
+/// stand against each other (a pawn with an enemy pawn or the enemy king right in front,
+/// for about half the pawns) and no pawn without an enemy pawn on its file. Only the
+/// work depends on it, never an answer.
+fn locked_pawns(pos: &Chess) -> bool {
+    let board = pos.board();
+    let pawns = board.pawns();
+    let [white, black] = [Color::White, Color::Black].map(|c| board.by_color(c) & pawns);
+    let [white_king, black_king] =
+        [Color::White, Color::Black].map(|c| board.by_color(c) & board.kings());
+    let need = (pawns.count() as i32 / 2 - 2).max(1) as usize;
+    let blocked_white = (Bitboard(white.0 << 8) & (black | black_king)).count();
+    let blocked_black = (Bitboard(black.0 >> 8) & (white | white_king)).count();
+    if blocked_white < need && blocked_black < need {
+        return false;
+    }
+    let files = |pawns: Bitboard, last: Rank| {
+        pawns
+            .into_iter()
+            .filter(|sq| sq.rank() != last)
+            .fold(0u8, |files, sq| files | 1 << u32::from(sq.file()))
+    };
+    files(white, Rank::Seventh) == files(black, Rank::Second)
+}
+
+/// Whether chasolver's full search finds a helpmate for `color` from `pos` that
+/// shakmaty's board confirms: every move legal, and `color` mates at the end.
+fn helpmate(pos: &Chess, color: Color) -> bool {
+    let Some(board) = to_board(pos) else {
+        return false;
+    };
+    let Some(chasolver::Winnability::Winnable { helpmate }) =
+        chasolver::winnability(&board, to_color(color))
+    else {
+        return false;
+    };
+    let mut p = pos.clone();
+    for step in helpmate {
+        let square = |sq: chess::Square| Square::new(u32::from(sq.to_int()));
+        let uci = UciMove::Normal {
+            from: square(step.get_source()),
+            to: square(step.get_dest()),
+            promotion: step.get_promotion().map(|piece| match piece {
+                chess::Piece::Knight => Role::Knight,
+                chess::Piece::Bishop => Role::Bishop,
+                chess::Piece::Rook => Role::Rook,
+                chess::Piece::Queen => Role::Queen,
+                chess::Piece::Pawn => Role::Pawn,
+                chess::Piece::King => Role::King,
+            }),
+        };
+        match uci.to_move(&p) {
+            Ok(m) => p.play_unchecked(m),
+            Err(_) => return false,
+        }
+    }
+    p.is_checkmate() && p.turn() == !color
 }
 
 /// Whether `color` can checkmate by some legal sequence of moves (the other side
@@ -160,6 +331,77 @@ mod tests {
             let found = dead && i != 4;
             assert_eq!(is_dead(&pos(fen)), found, "{class} {fen}");
         }
+    }
+
+    /// The watch's answer is [`is_dead`]'s at every ply of seeded random games, from the
+    /// start and from endgames behind locked pawns (where it carries helpmates over
+    /// many moves, as it must for the test to mean anything), and in the positions of
+    /// the test set.
+    #[test]
+    fn the_watch_answers_as_the_fast_check_does() {
+        let starts = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "8/5k2/1p1K4/pP6/P7/8/8/8 w - - 0 60",
+            "8/1k6/1p6/pP2q3/P4K2/8/8/8 w - - 0 60",
+            "2k5/n7/pr6/P7/7Q/8/1N2N2p/5K2 w - - 0 60",
+            "2b1k3/8/8/1p1p1p1p/1P1P1P2/7P/8/2B1K3 w - - 0 40",
+            "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 60",
+            "4k3/2b5/1p1p1p1p/1P1P1P1P/8/8/3BK3/8 w - - 0 50",
+        ];
+        let mut rng = fastrand::Rng::with_seed(11);
+        let (mut plies, mut carried, mut dead) = (0, 0, 0);
+        for game in 0..60 {
+            let mut p = pos(starts[game % starts.len()]);
+            let mut watch = Watch::default();
+            for _ in 0..200 {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let before = p.clone();
+                let m = moves[rng.usize(..moves.len())];
+                p.play_unchecked(m);
+                let known = watch.winnable;
+                let answer = watch.after(&before, m, &p, &p.legal_moves());
+                let fen = crate::core::fen_text(&p);
+                assert_eq!(answer, is_dead(&p), "{fen}");
+                plies += 1;
+                carried += usize::from(known && watch.winnable && !m.is_zeroing());
+                if answer {
+                    dead += 1;
+                    break;
+                }
+            }
+        }
+        assert!(
+            plies > 5_000 && carried > 500 && dead > 0,
+            "{plies} plies, {carried} carried, {dead} dead"
+        );
+    }
+
+    #[test]
+    fn a_helpmate_carries_over_a_king_move_that_can_be_taken_back_and_not_a_pawn_move() {
+        fn play(watch: &mut Watch, p: &mut Chess, uci: &str) -> bool {
+            let before = p.clone();
+            let m = uci.parse::<UciMove>().unwrap().to_move(p).unwrap();
+            p.play_unchecked(m);
+            watch.after(&before, m, p, &p.legal_moves())
+        }
+        let mut p = pos("8/5k2/1p1K4/pP6/P7/8/8/8 w - - 0 60");
+        let mut watch = Watch::default();
+        // A king move behind the locked pawns: the full search finds a helpmate.
+        assert!(!play(&mut watch, &mut p, "d6c6"));
+        assert!(watch.winnable);
+        // Black's king and White's can both go back: the helpmate carries over.
+        assert!(!play(&mut watch, &mut p, "f7e7"));
+        assert!(watch.winnable);
+        assert!(!play(&mut watch, &mut p, "c6b7"));
+        assert!(watch.winnable);
+        assert!(!play(&mut watch, &mut p, "e7d7"));
+        assert!(watch.winnable);
+        // A capture cannot be taken back; the pawns are no longer locked either.
+        assert!(!play(&mut watch, &mut p, "b7b6"));
+        assert!(!watch.winnable);
     }
 
     #[test]

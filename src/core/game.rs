@@ -162,6 +162,10 @@ pub struct Game {
     /// position is reached: the move's check mark, the referee's test for mate and
     /// stalemate and [`Game::automatic_end`] all need it every ply.
     no_moves: bool,
+    /// Whether `pos` is dead, found once when the position is reached.
+    dead: bool,
+    /// What the dead-position check knows of the game so far.
+    watch: dead::Watch,
 }
 
 impl Game {
@@ -175,6 +179,8 @@ impl Game {
         let hash = start.zobrist_hash(EnPassantMode::Legal);
         Game {
             no_moves: start.legal_moves().is_empty(),
+            dead: dead::is_dead(&start),
+            watch: dead::Watch::default(),
             pos: start.clone(),
             start,
             moves: Vec::new(),
@@ -227,7 +233,9 @@ impl Game {
         // moves generated once, for the mark and for `no_moves`.
         let san = San::from_move(&self.pos, m);
         self.pos.play_unchecked(m);
-        self.no_moves = self.pos.legal_moves().is_empty();
+        let moves = self.pos.legal_moves();
+        self.no_moves = moves.is_empty();
+        self.dead = self.watch.after(&before, m, &self.pos, &moves);
         let suffix = self.pos.is_check().then_some(if self.no_moves {
             Suffix::Checkmate
         } else {
@@ -287,7 +295,7 @@ impl Game {
         if self.no_moves {
             return draw("Stalemate");
         }
-        if dead::is_dead(pos) {
+        if self.dead {
             return draw("Dead position: neither side can mate");
         }
         if self.repetitions() >= 5 {
