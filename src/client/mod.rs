@@ -24,7 +24,6 @@ pub mod stop;
 pub mod uci;
 pub mod xboard;
 
-use compact_str::ToCompactString;
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
@@ -928,7 +927,7 @@ impl Driver<'_> {
                 // The move is played here, on the client's own board, rather than on a
                 // copy for its SAN and then again.
                 let san = crate::epd::play_san(&mut self.state.pos, mv);
-                reply.set("sm", [Operand::Move(san.to_compact_string())]);
+                reply.set("sm", [Operand::Move(crate::epd::san_text(san))]);
                 if offer_draw {
                     reply.set("draw_offer", []);
                 }

@@ -18,8 +18,6 @@
 //! by itself): an untimed game (TimeControl `-`) or an unknown time control gets
 //! `go movetime` [`DEFAULT_MOVETIME`].
 
-use std::fmt::Write as _;
-
 use std::time::{Duration, Instant};
 
 use compact_str::{CompactString, ToCompactString};
@@ -574,11 +572,7 @@ impl PositionCommand {
             self.line
                 .push_str(if self.moves == 0 { " moves " } else { " " });
             // Written in place: no string of its own for every move.
-            let _ = write!(
-                self.line,
-                "{}",
-                UciMove::from_move(m, CastlingMode::Standard)
-            );
+            UciMove::from_move(m, CastlingMode::Standard).append_to_string(&mut self.line);
             self.moves += 1;
         }
         if self.start.is_none() || !super::game::same(&end, turn.position) {

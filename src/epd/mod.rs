@@ -39,7 +39,7 @@ use std::str::FromStr;
 use shakmaty::fen::{Epd, ParseFenError};
 use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, File, Setup, Square};
 
-pub use moves::{MoveError, is_move_syntax, play_san, resolve_move};
+pub use moves::{MoveError, is_move_syntax, play_san, resolve_move, san_text};
 pub use operand::{Clock, Date, MAX_IDENTIFIER_LEN, Operand, TimeOfDay};
 
 use operand::{ClassifyError, classify};
@@ -186,8 +186,9 @@ impl fmt::Display for Operation {
 pub struct Record {
     /// The four data fields.
     pub position: Epd,
-    /// The operations, in the order read or inserted. [`Record::set`] keeps each
-    /// opcode unique; pushing directly onto this vector does not.
+    /// The operations, in the order read, or in opcode order where [`Record::set`]
+    /// added them. [`Record::set`] keeps each opcode unique; pushing directly onto
+    /// this vector does not.
     pub operations: Vec<Operation>,
 }
 
@@ -304,14 +305,26 @@ impl Record {
     }
 
     /// Sets the operands of the operation with `opcode`, adding the operation
-    /// when it is not there yet.
+    /// when it is not there yet: before the first operation whose opcode sorts
+    /// after it, so that a record made by `set` alone is in the order it is written
+    /// in, and [`Record::append_to`] writes it without sorting (a record is made
+    /// for every reply and every respond).
     ///
     /// The opcode is not checked; [`is_opcode`] tells whether it reads back.
     pub fn set(&mut self, opcode: &str, operands: impl IntoIterator<Item = Operand>) {
-        match self.operations.iter_mut().find(|op| op.opcode == opcode) {
-            Some(op) => op.operands = operands.into_iter().collect(),
-            None => self.operations.push(Operation::new(opcode, operands)),
+        let mut at = None;
+        for (i, op) in self.operations.iter_mut().enumerate() {
+            match op.opcode.as_str().cmp(opcode) {
+                std::cmp::Ordering::Equal => {
+                    op.operands = operands.into_iter().collect();
+                    return;
+                }
+                std::cmp::Ordering::Greater if at.is_none() => at = Some(i),
+                _ => {}
+            }
         }
+        let at = at.unwrap_or(self.operations.len());
+        self.operations.insert(at, Operation::new(opcode, operands));
     }
 
     /// Removes the operation with `opcode` and returns it, keeping the order of

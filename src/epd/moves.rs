@@ -96,6 +96,14 @@ pub fn play_san(pos: &mut Chess, m: Move) -> SanPlus {
     SanPlus { san, suffix }
 }
 
+/// The SAN as the text of an `sm` operand: written by shakmaty into a short string
+/// and held inline, rather than through a formatter (a move's SAN is sent every ply).
+pub fn san_text(san: SanPlus) -> compact_str::CompactString {
+    let mut text = String::with_capacity(8);
+    san.append_to_string(&mut text);
+    compact_str::CompactString::from(text.as_str())
+}
+
 /// Whether `text` is a move in the lenient notation that [`resolve_move`]
 /// accepts, judged by its syntax alone.
 pub fn is_move_syntax(text: &str) -> bool {

@@ -2,7 +2,6 @@
 //! `fault`, the analysis on a reply in SAN, and the PGN of a game.
 
 use super::*;
-use compact_str::ToCompactString;
 
 impl Referee {
     pub(super) fn tags(&self, cur: &Current) -> Vec<(String, String)> {
@@ -70,7 +69,7 @@ impl Referee {
     pub(super) fn respond_record(cur: &Current) -> Record {
         let game = &cur.game;
         let (pos, sm) = match game.last_move() {
-            Some(m) => (&m.before, Some(m.san.to_compact_string())),
+            Some(m) => (&m.before, Some(crate::epd::san_text(m.san))),
             None => (game.position(), None),
         };
         let mut rec = record(pos, "respond");
