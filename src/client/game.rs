@@ -65,22 +65,37 @@ impl State {
     /// move that is not legal in it) changes nothing and is an error: the client never
     /// plays on from a board that is not the referee's.
     pub(super) fn follow(&mut self, rec: &Record) -> Result<(), String> {
-        let pos = rec
-            .setup()
-            .position::<Chess>(CastlingMode::Standard)
-            .map_err(|e| format!("an impossible position ({}): {e}", rec.position))?;
+        let setup = rec.setup();
+        // The position already held (the usual case, every ply): it is not set up and
+        // checked again. Its en passant square as the referee writes it (shakmaty's
+        // `Always`) must match too, or the record goes the long way and is judged there.
+        let held = setup.board == *self.pos.board()
+            && setup.turn == self.pos.turn()
+            && setup.castling_rights == self.pos.castles().castling_rights()
+            && setup.ep_square == self.pos.ep_square(EnPassantMode::Always)
+            && setup.halfmoves == self.pos.halfmoves()
+            && setup.fullmoves == self.pos.fullmoves();
+        let pos = if held {
+            None
+        } else {
+            Some(
+                setup
+                    .position::<Chess>(CastlingMode::Standard)
+                    .map_err(|e| format!("an impossible position ({}): {e}", rec.position))?,
+            )
+        };
         let sm = match rec
             .operands("sm")
             .and_then(|o| o.first())
             .map(|op| op.as_move_text().or(op.as_str()).unwrap_or_default())
         {
             Some(text) => Some(
-                resolve_move(&pos, text)
+                resolve_move(pos.as_ref().unwrap_or(&self.pos), text)
                     .map_err(|e| format!("a move that does not fit its position ({text}): {e}"))?,
             ),
             None => None,
         };
-        if !same(&pos, &self.pos) {
+        if let Some(pos) = pos.filter(|pos| !same(pos, &self.pos)) {
             self.start = pos.clone();
             self.pos = pos;
             self.moves.clear();

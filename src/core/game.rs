@@ -263,7 +263,15 @@ impl Game {
     /// How many times the current position has occurred in this game (at least one).
     pub fn repetitions(&self) -> usize {
         let now = self.hashes.last().copied();
-        self.hashes.iter().filter(|h| Some(**h) == now).count()
+        // A position can only recur since the last capture or pawn move (the halfmove
+        // clock's plies), and with the same side to move: every other ply back.
+        let window = (self.pos.halfmoves() as usize + 1).min(self.hashes.len());
+        self.hashes[self.hashes.len() - window..]
+            .iter()
+            .rev()
+            .step_by(2)
+            .filter(|h| Some(**h) == now)
+            .count()
     }
 
     /// Whether the side to move could claim a draw now: threefold repetition or the
@@ -363,6 +371,30 @@ mod tests {
         assert_eq!(finish.result, GameResult::BlackWins);
         assert_eq!(finish.reason, "Black mates");
         assert_eq!(g.last_move().unwrap().san.to_string(), "Qh4#");
+    }
+
+    /// The repetitions counted since the last capture or pawn move are those of the
+    /// whole game, at every ply of seeded random games with pieces that shuffle (and
+    /// pawns that sometimes move), from a position whose halfmove clock is not zero.
+    #[test]
+    fn repetitions_counted_since_the_last_irreversible_move_are_all_of_them() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let mut repeated = 0;
+        for _ in 0..40 {
+            let mut g = from("4k3/p3r3/8/8/8/8/P3R3/4K3 w - - 17 40", "60");
+            for _ in 0..300 {
+                let moves = g.position().legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                g.play(moves[rng.usize(..moves.len())], Duration::ZERO, None);
+                let now = *g.hashes.last().unwrap();
+                let all = g.hashes.iter().filter(|h| **h == now).count();
+                assert_eq!(g.repetitions(), all);
+                repeated += usize::from(all >= 3);
+            }
+        }
+        assert!(repeated > 20, "{repeated}");
     }
 
     #[test]
