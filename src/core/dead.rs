@@ -16,7 +16,8 @@
 //!   It decides every position of real play known to its author, and says so when its
 //!   node limit leaves a position undecided.
 //!
-//! All are deterministic (node limits, no clock), as the core must be for replay.
+//! Their answers are deterministic (node limits, no clock), as the core must be for
+//! replay; only how much work [`Watch`] saves may vary.
 
 use shakmaty::uci::UciMove;
 use shakmaty::{
@@ -57,39 +58,66 @@ fn proven_dead(pos: &Chess) -> bool {
 /// check runs as before.
 ///
 /// The search takes 0.2 ms at the median over the locked positions of 200 random games
-/// (7 ms at most), and 19 ms at most over chasolver's own test set, once a stretch.
-/// It sits on the referee's thread between a reply and its relay, where no clock runs.
+/// (7 ms at most), and 19 ms at most over chasolver's own test set. It sits on the
+/// referee's thread between a reply and its relay, where no clock runs. Its cost is
+/// bounded three ways, none of which changes an answer: it runs once in a stretch of
+/// play between captures, pawn moves and castlings (again only if its helpmate carried
+/// over [`CARRIED_TO_SEARCH_AGAIN`] moves before it was lost); a search that found
+/// none waits for the next stretch; and after one search slower than [`SLOW_SEARCH`]
+/// (chasolver's last phase allows millions of nodes, which a constructed position
+/// could reach) the game searches no more. The last reads the clock: the work may vary
+/// from run to run, the answers never do.
 #[derive(Clone, Debug, Default)]
 pub struct Watch {
     /// A side is known to be able to mate from the current position.
     winnable: bool,
-    /// The full search found no helpmate since the last move that cannot be taken back.
-    searched_in_vain: bool,
+    /// No search until the next capture, pawn move or castling.
+    no_search: bool,
+    /// The moves the current helpmate has been carried over.
+    carried: u32,
+    /// A search took longer than [`SLOW_SEARCH`]: none for the rest of the game.
+    slow: bool,
 }
 
 /// How many of the opponent's moves are tried as the first step of a way back.
 const WAY_BACK_TRIES: usize = 4;
 
+/// A helpmate lost on a move that could not be taken back is searched for again only
+/// if it had been carried over this many moves (a search pays for itself over a long
+/// stretch).
+pub const CARRIED_TO_SEARCH_AGAIN: u32 = 8;
+
+/// A search slower than this ends the game's searching.
+pub const SLOW_SEARCH: std::time::Duration = std::time::Duration::from_millis(200);
+
 impl Watch {
     /// Whether `pos`, just reached from `before` by `m` (`moves`: its legal moves), is
     /// dead, as [`is_dead`] says.
     pub fn after(&mut self, before: &Chess, m: Move, pos: &Chess, moves: &MoveList) -> bool {
-        if self.winnable && way_back(before, m, pos, moves) {
-            return false;
+        if self.winnable {
+            if way_back(before, m, pos, moves) {
+                self.carried += 1;
+                return false;
+            }
+            self.winnable = false;
+            self.no_search = self.carried < CARRIED_TO_SEARCH_AGAIN;
         }
-        self.winnable = false;
         if m.is_zeroing() || m.is_castle() {
-            self.searched_in_vain = false;
+            self.no_search = false;
         }
         if pos.is_insufficient_material() {
             return true;
         }
-        if !self.searched_in_vain && locked_pawns(pos) {
-            if helpmate(pos, !pos.turn()) {
+        if !self.no_search && !self.slow && locked_pawns(pos) {
+            let started = std::time::Instant::now();
+            let found = helpmate(pos, !pos.turn());
+            self.slow = started.elapsed() > SLOW_SEARCH;
+            if found {
                 self.winnable = true;
+                self.carried = 0;
                 return false;
             }
-            self.searched_in_vain = true;
+            self.no_search = true;
         }
         proven_dead(pos)
     }
