@@ -213,6 +213,22 @@ fn get(addr: &str, path: &str) -> String {
 }
 
 /// A random mover over TCP to the primary, then the observer.
+/// `argus observe` of the primary's standby port `standby`, copying into `copy`,
+/// listening for clients on `listen`, with `extra` options; its standard input a pipe
+/// (`takeover` is typed there).
+fn observer(standby: &str, copy: &Path, listen: &str, extra: &[&str]) -> Running {
+    let mut args = vec![
+        "observe",
+        standby,
+        "--out",
+        copy.to_str().unwrap(),
+        "--listen",
+        listen,
+    ];
+    args.extend(extra);
+    spawn_with_stdin(&args)
+}
+
 fn client(name: &str, seed: &str, connect: &str) -> Running {
     Running(Some(
         Command::new(env!("CARGO_BIN_EXE_argus"))
@@ -452,19 +468,14 @@ fn told_primary_exits_3(keyed: bool) {
     let primary = spawn(&args);
     let http = format!("127.0.0.1:{}", free_port());
     let mut observer = {
-        let listen = format!("127.0.0.1:{}", free_port());
-        let mut args = vec![
-            "observe",
+        let mut extra = vec!["--http", http.as_str()];
+        extra.extend(&key);
+        observer(
             &standby,
-            "--out",
-            copy.to_str().unwrap(),
-            "--listen",
-            &listen,
-            "--http",
-            &http,
-        ];
-        args.extend(&key);
-        spawn_with_stdin(&args)
+            &copy,
+            &format!("127.0.0.1:{}", free_port()),
+            &extra,
+        )
     };
     let observed = lines_of(&mut observer);
     let mut seen = Vec::new();
@@ -587,14 +598,12 @@ fn a_takeover_that_could_not_go_on_is_refused_and_the_primary_not_told() {
         ev.to_str().unwrap(),
     ]);
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let mut observer = spawn_with_stdin(&[
-        "observe",
+    let mut observer = observer(
         &standby,
-        "--out",
-        copy.to_str().unwrap(),
-        "--listen",
+        &copy,
         &taken.local_addr().unwrap().to_string(),
-    ]);
+        &[],
+    );
     let deadline = Instant::now() + Duration::from_secs(20);
     while !copy.join("event.jsonl").exists() {
         assert!(Instant::now() < deadline, "no copy");
@@ -655,19 +664,7 @@ fn a_primary_resumed_after_a_takeover_hears_of_it_from_its_recorded_standby_addr
     ];
     args.extend(key);
     let primary = spawn(&args);
-    let mut observer = {
-        let listen = format!("127.0.0.1:{}", free_port());
-        let mut args = vec![
-            "observe",
-            &standby,
-            "--out",
-            copy.to_str().unwrap(),
-            "--listen",
-            &listen,
-        ];
-        args.extend(key);
-        spawn_with_stdin(&args)
-    };
+    let mut observer = observer(&standby, &copy, &format!("127.0.0.1:{}", free_port()), &key);
     let observed = lines_of(&mut observer);
     let mut seen = Vec::new();
     wait_for(&observed, &mut seen, "game 1: ", Duration::from_secs(20));

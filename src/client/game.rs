@@ -69,13 +69,7 @@ impl State {
         // The position already held (the usual case, every ply): it is not set up and
         // checked again. Its en passant square as the referee writes it (shakmaty's
         // `Always`) must match too, or the record goes the long way and is judged there.
-        let held = setup.board == *self.pos.board()
-            && setup.turn == self.pos.turn()
-            && setup.castling_rights == self.pos.castles().castling_rights()
-            && setup.ep_square == self.pos.ep_square(EnPassantMode::Always)
-            && setup.halfmoves == self.pos.halfmoves()
-            && setup.fullmoves == self.pos.fullmoves();
-        let pos = if held {
+        let pos = if setup == self.pos.to_setup(EnPassantMode::Always) {
             None
         } else {
             Some(

@@ -16,8 +16,7 @@
 //!   It decides every position of real play known to its author, and says so when its
 //!   node limit leaves a position undecided.
 //!
-//! Their answers are deterministic (node limits, no clock), as the core must be for
-//! replay; only how much work [`Watch`] saves may vary.
+//! All are deterministic (node limits, no clock), as the core must be for replay.
 
 use shakmaty::uci::UciMove;
 use shakmaty::{
@@ -63,10 +62,9 @@ fn proven_dead(pos: &Chess) -> bool {
 /// bounded three ways, none of which changes an answer: it runs once in a stretch of
 /// play between captures, pawn moves and castlings (again only if its helpmate carried
 /// over [`CARRIED_TO_SEARCH_AGAIN`] moves before it was lost); a search that found
-/// none waits for the next stretch; and after one search slower than [`SLOW_SEARCH`]
-/// (chasolver's last phase allows millions of nodes, which a constructed position
-/// could reach) the game searches no more. The last reads the clock: the work may vary
-/// from run to run, the answers never do.
+/// none waits for the next stretch; and a game makes at most [`MAX_SEARCHES`] (each is
+/// bounded in nodes, not in time: chasolver's last phase allows millions, which a
+/// constructed position could reach).
 #[derive(Clone, Debug, Default)]
 pub struct Watch {
     /// A side is known to be able to mate from the current position.
@@ -75,8 +73,8 @@ pub struct Watch {
     no_search: bool,
     /// The moves the current helpmate has been carried over.
     carried: u32,
-    /// A search took longer than [`SLOW_SEARCH`]: none for the rest of the game.
-    slow: bool,
+    /// The searches the game has made.
+    searches: u32,
 }
 
 /// How many of the opponent's moves are tried as the first step of a way back.
@@ -87,8 +85,8 @@ const WAY_BACK_TRIES: usize = 4;
 /// stretch).
 pub const CARRIED_TO_SEARCH_AGAIN: u32 = 8;
 
-/// A search slower than this ends the game's searching.
-pub const SLOW_SEARCH: std::time::Duration = std::time::Duration::from_millis(200);
+/// The most searches a game makes.
+pub const MAX_SEARCHES: u32 = 32;
 
 impl Watch {
     /// Whether `pos`, just reached from `before` by `m` (`moves`: its legal moves), is
@@ -108,11 +106,9 @@ impl Watch {
         if pos.is_insufficient_material() {
             return true;
         }
-        if !self.no_search && !self.slow && locked_pawns(pos) {
-            let started = std::time::Instant::now();
-            let found = helpmate(pos, !pos.turn());
-            self.slow = started.elapsed() > SLOW_SEARCH;
-            if found {
+        if !self.no_search && self.searches < MAX_SEARCHES && locked_pawns(pos) {
+            self.searches += 1;
+            if helpmate(pos, !pos.turn()) {
                 self.winnable = true;
                 self.carried = 0;
                 return false;

@@ -54,22 +54,19 @@ pub fn free_port() -> u16 {
 }
 
 pub fn spawn(args: &[&str]) -> Running {
-    Running(Some(
-        Command::new(env!("CARGO_BIN_EXE_argus"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ))
+    spawn_from(args, Stdio::inherit())
 }
 
 /// As [`spawn`], with standard input a pipe too (an observer told `takeover` there).
 pub fn spawn_with_stdin(args: &[&str]) -> Running {
+    spawn_from(args, Stdio::piped())
+}
+
+fn spawn_from(args: &[&str], stdin: Stdio) -> Running {
     Running(Some(
         Command::new(env!("CARGO_BIN_EXE_argus"))
             .args(args)
-            .stdin(Stdio::piped())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
