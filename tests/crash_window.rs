@@ -165,7 +165,7 @@ fn take_over(journal: &Path, pgn: &Path) -> Vec<(Port, String)> {
     });
     let mut sent = Vec::new();
     while let Some(out) = referee.poll_output() {
-        if let Output::Send { port, line } = out {
+        if let Output::Send { port, line, .. } = out {
             sent.push((port, line));
         }
     }

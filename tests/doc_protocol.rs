@@ -354,7 +354,7 @@ impl Run<'_> {
             self.referee.handle(input);
             while let Some(out) = self.referee.poll_output() {
                 match out {
-                    Output::Send { port, line } => {
+                    Output::Send { port, line, .. } => {
                         let _ = writeln!(self.log, "{port}< {line}");
                         self.sent.push_back((port, line));
                         inputs.push_back(Input::Drained { port, at: self.now });

@@ -89,7 +89,7 @@ fn long_journal(path: &Path, pgn: &Path) {
             t += 10;
             let at = Duration::from_micros(t);
             match output {
-                Output::Send { port, line } => {
+                Output::Send { port, line, .. } => {
                     journal
                         .write(&Event::Tx {
                             port,

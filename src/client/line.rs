@@ -66,7 +66,7 @@ impl PortReader {
                         }
                     }
                     for line in lines {
-                        if tx.send(PortEvent::Line(line, last_byte)).is_err() {
+                        if tx.send(PortEvent::Line(line, None, last_byte)).is_err() {
                             return;
                         }
                     }
@@ -134,10 +134,16 @@ impl Link<'_> {
         }
     }
 
-    /// Reads one line from the referee.
-    pub(super) fn receive(&mut self, line: Vec<u8>, at: Instant) -> Received {
+    /// Reads one line from the referee; `record`, when an in-process referee gives it,
+    /// is the record the line was written from.
+    pub(super) fn receive(
+        &mut self,
+        line: Vec<u8>,
+        record: Option<Box<Record>>,
+        at: Instant,
+    ) -> Received {
         self.framing.heard(at);
-        let what = self.framing.receive(&line);
+        let what = self.framing.receive(&line, record);
         let mut report = false;
         if let Incoming::Lost(reason) = &what {
             self.last_lost = format!("{reason}: {}", excerpt(&line));

@@ -494,7 +494,9 @@ impl Driver<'_> {
             let mut received = None;
             crossbeam_channel::select! {
                 recv(self.link.events) -> event => match event {
-                    Ok(PortEvent::Line(line, at)) => received = Some(self.link.receive(line, at)),
+                    Ok(PortEvent::Line(line, record, at)) => {
+                        received = Some(self.link.receive(line, record, at));
+                    }
                     Ok(PortEvent::Closed) | Err(_) => return Err(self.link.hung_up()),
                     Ok(PortEvent::Failed(e)) => return Err(self.link.io_err(e)),
                 },
@@ -622,8 +624,8 @@ impl Driver<'_> {
                 crossbeam_channel::select! {
                     recv(done) -> answer => break answer.ok(),
                     recv(events) -> event => match event {
-                        Ok(PortEvent::Line(line, at)) => {
-                            let received = link.receive(line, at);
+                        Ok(PortEvent::Line(line, record, at)) => {
+                            let received = link.receive(line, record, at);
                             match &received.what {
                                 Incoming::Record(rec) if rec.refcom() == Some("fault") => {
                                     show_fault(rec);

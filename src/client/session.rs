@@ -181,8 +181,8 @@ impl Driver<'_> {
             };
             busy = true;
             match event {
-                PortEvent::Line(line, at) => {
-                    let received = self.link.receive(line, at);
+                PortEvent::Line(line, record, at) => {
+                    let received = self.link.receive(line, record, at);
                     match &received.what {
                         // While the engine thinks, as [`Driver::engine_call`] does: a
                         // fault is shown at once, a disconnect ends the session.

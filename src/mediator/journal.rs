@@ -847,7 +847,7 @@ pub fn replay_to(path: &Path, pgn: &mut dyn Write) -> Result<Replay, JournalErro
             out.inputs += 1;
             while let Some(output) = referee.poll_output() {
                 match output {
-                    Output::Send { port, line } => owed.push_back((port, line)),
+                    Output::Send { port, line, .. } => owed.push_back((port, line)),
                     Output::GameOver(report) => {
                         pgn.write_all(report.pgn.as_bytes()).map_err(|source| {
                             JournalError::Io {

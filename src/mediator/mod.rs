@@ -21,6 +21,7 @@ use crossbeam_channel::{Receiver, at, never, select};
 
 use crate::core::supervisor::Command;
 use crate::core::{GameReport, Input, Notice, Output, Port, Referee, Tally};
+use crate::epd::Record;
 use crate::mediator::journal::{Event, Journal, JournalError, Takeover, WrittenGame, micros};
 use crate::transport::{Gate, LinkEvent, Opener, PortEvent, Wire};
 
@@ -342,6 +343,10 @@ pub fn settle(
     Ok(())
 }
 
+/// A line the referee sent, held until the journal that records it is flushed, with
+/// the record it was written from when the port's client takes records.
+type Held = (Port, String, Option<Box<Record>>);
+
 /// Runs the match: starts both lines' threads and drives the referee until the match is
 /// over or the session stops. Each message on `control` is an input of the referee: a
 /// supervisor's command, or [`Control::Stop`], after which the clocks stand, both
@@ -416,6 +421,10 @@ pub fn run_with(
             &gate,
         )
         .map_err(|source| MediatorError::Spawn { port, source })?;
+        if link.is_direct() {
+            // The client in this process takes each record as it was written.
+            referee.hand_over_records(port);
+        }
         links.push(link);
     }
     drop(events_tx);
@@ -441,22 +450,22 @@ pub fn run_with(
         // starts a clock, and every line sent later is flushed after it.
         let drain = matches!(input, Input::Drained { .. });
         referee.handle(input);
-        let mut held: Vec<(Port, String)> = Vec::new();
-        let release = |records: &mut Records, held: &mut Vec<(Port, String)>| {
+        let mut held: Vec<Held> = Vec::new();
+        let release = |records: &mut Records, held: &mut Vec<Held>| {
             records.journal.flush()?;
-            for (port, line) in held.drain(..) {
-                links[port.index()].send(&line);
+            for (port, line, record) in held.drain(..) {
+                links[port.index()].send_record(&line, record);
             }
             Ok::<(), MediatorError>(())
         };
         while let Some(output) = referee.poll_output() {
             match output {
-                Output::Send { port, line } => {
+                Output::Send { port, line, record } => {
                     records.journal.write_held(&Event::Tx {
                         port,
                         text: line.clone(),
                     })?;
-                    held.push((port, line));
+                    held.push((port, line, record));
                 }
                 Output::GameOver(report) => {
                     release(records, &mut held)?;

@@ -23,6 +23,7 @@ use super::lines::LineSplitter;
 use super::stamped::{self, Feed, StampedLines};
 use super::{Duplex, Gate, LinkEvent, PortEvent, READ_TIMEOUT};
 use crate::core::Port;
+use crate::epd::Record;
 
 /// Two ends of one line: what one writes, the other reads.
 ///
@@ -113,8 +114,10 @@ impl Write for MemoryWriter {
 /// same for a line of bytes).
 #[derive(Debug)]
 pub enum Delivered {
-    /// A line, without its terminator, and when its last byte arrived.
-    Line(Vec<u8>, Instant),
+    /// A line, without its terminator; from an in-process referee, the record it was
+    /// written from, which reads back from it as it is ([`RefereeEnd::deliver`]); and
+    /// when its last byte arrived.
+    Line(Vec<u8>, Option<Box<Record>>, Instant),
     /// The referee hung up.
     Closed,
     /// The line failed.
@@ -131,7 +134,7 @@ pub enum Delivered {
 /// use argus::transport::memory::{Delivered, direct_pair};
 /// let (referee, mut client) = direct_pair();
 /// assert!(referee.send(b"refcom reset"));
-/// assert!(matches!(client.lines.recv().unwrap(), Delivered::Line(l, _) if l == b"refcom reset"));
+/// assert!(matches!(client.lines.recv().unwrap(), Delivered::Line(l, None, _) if l == b"refcom reset"));
 /// drop(referee);
 /// assert!(client.lines.recv().is_err());
 /// assert!(client.writer.write_all(b"x\n").is_err());
@@ -173,8 +176,14 @@ impl RefereeEnd {
     /// Hands `line` (without terminator) to the client; false once the client has let
     /// go of its end.
     pub fn send(&self, line: &[u8]) -> bool {
+        self.deliver(line, None, Instant::now())
+    }
+
+    /// Hands `line` to the client as it arrived `at`, with `record`, the record it was
+    /// written from, when there is one; false once the client has let go of its end.
+    pub fn deliver(&self, line: &[u8], record: Option<Box<Record>>, at: Instant) -> bool {
         self.to_client
-            .send(Delivered::Line(line.to_vec(), Instant::now()))
+            .send(Delivered::Line(line.to_vec(), record, at))
             .is_ok()
     }
 }

@@ -342,16 +342,30 @@ impl Link {
 
     /// Queues `line` (without terminator) for writing.
     pub fn send(&self, line: &str) {
+        self.send_record(line, None);
+    }
+
+    /// [`Link::send`], with the record `line` was written from: an in-process client
+    /// takes it as it is rather than reading the line again. Other lines carry the line
+    /// alone.
+    pub fn send_record(&self, line: &str, record: Option<Box<crate::epd::Record>>) {
         if let Some((end, port, events)) = &self.direct {
-            // A client that let go of its line was reported lost when it did.
-            if end.send(line.as_bytes()) {
-                report(events, *port, LinkEvent::Drained { at: Instant::now() });
+            // A client that let go of its line was reported lost when it did. The line
+            // has left, and arrived, the moment it is handed over.
+            let at = Instant::now();
+            if end.deliver(line.as_bytes(), record, at) {
+                report(events, *port, LinkEvent::Drained { at });
             }
             return;
         }
         if let Some(lines) = &self.lines {
             let _ = lines.send(line.as_bytes().to_vec());
         }
+    }
+
+    /// Whether this is an in-process line ([`Link::direct`]).
+    pub fn is_direct(&self) -> bool {
+        self.direct.is_some()
     }
 
     /// Stops both threads once the writer has delivered what it was given (or the line

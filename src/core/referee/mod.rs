@@ -183,6 +183,9 @@ pub struct Referee {
     held: Vec<(Port, Vec<u8>)>,
     /// Per port, the checksum extension, once its player offered it at sign-on.
     sealed: [Option<reliable::Sealed>; 2],
+    /// Per port, whether each record sent goes out as a record too
+    /// ([`Referee::hand_over_records`]).
+    hand_over: [bool; 2],
     out: VecDeque<Output>,
 }
 
@@ -283,6 +286,7 @@ impl Referee {
             paused: None,
             held: Vec::new(),
             sealed: Default::default(),
+            hand_over: [false; 2],
             out: VecDeque::new(),
         })
     }
@@ -435,19 +439,39 @@ impl Referee {
             }
         }
         let line = self.seal_line(port, record.to_line(), tx);
-        self.transmit(port, line, tx);
+        // Only the respond of every ply: the others are a few a game. A sealed line is
+        // read through its seal, so its record is not handed over.
+        let record = (tx == Tx::Respond
+            && self.hand_over[port.index()]
+            && self.sealed[port.index()].is_none())
+        .then(|| Box::new(record.clone()));
+        self.transmit_record(port, line, record, tx);
+    }
+
+    /// From now on, every `respond` sent to `port` unsealed is in its [`Output::Send`]
+    /// as a record as well as a line, for a mediator that hands it to a client in the same
+    /// process, which then need not read the line again (`argus serve`'s local engines).
+    /// The line is what is journaled and what a replay reads; the record is the one the
+    /// line was written from, and reads back from it as it is.
+    pub fn hand_over_records(&mut self, port: Port) {
+        self.hand_over[port.index()] = true;
     }
 
     /// Hands `line` to `port`'s writer, keeping account of its drain and of when its
     /// last byte leaves at the line's rate.
     fn transmit(&mut self, port: Port, line: String, tx: Tx) {
+        self.transmit_record(port, line, None, tx);
+    }
+
+    /// [`Referee::transmit`], with the record the line was written from.
+    fn transmit_record(&mut self, port: Port, line: String, record: Option<Box<Record>>, tx: Tx) {
         let bytes = line.len() + usize::from(self.cfg.wire.eol_bytes);
         let free = &mut self.wire_free[port.index()];
         *free = (*free)
             .max(self.now)
             .saturating_add(self.cfg.wire.time(port, bytes));
         self.pending[port.index()].push_back((tx, *free));
-        self.out.push_back(Output::Send { port, line });
+        self.out.push_back(Output::Send { port, line, record });
     }
 
     fn send_both(&mut self, record: &Record, tx: Tx) {

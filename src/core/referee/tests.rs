@@ -57,7 +57,7 @@ impl Script {
         self.referee.handle(input);
         while let Some(out) = self.referee.poll_output() {
             match out {
-                Output::Send { port, line } => self.sent.push((port, line)),
+                Output::Send { port, line, .. } => self.sent.push((port, line)),
                 Output::GameOver(r) => self.reports.push(r),
                 Output::Notice(n) => self.notices.push(n),
                 Output::MatchOver => self.over = true,

@@ -13,6 +13,7 @@ use super::super::game::{GameResult, Termination};
 use super::super::opening::Opening;
 use super::super::pgn;
 use super::super::supervisor::Command;
+use crate::epd::Record;
 
 /// When threefold repetition and the fifty-move rule end a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -600,7 +601,7 @@ impl fmt::Display for Notice {
 }
 
 /// An output of the referee, drained with [`Referee::poll_output`](super::Referee::poll_output).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Output {
     /// Send this line (without terminator) on `port`. Each one is answered by exactly one
     /// [`Input::Drained`] once it has left.
@@ -609,6 +610,10 @@ pub enum Output {
         port: Port,
         /// The EPD record.
         line: String,
+        /// The record `line` was written from, when the port's records are handed over
+        /// ([`super::Referee::hand_over_records`]); `Record::from_ascii(line)` reads it
+        /// back as it is.
+        record: Option<Box<Record>>,
     },
     /// A game ended; its record is ready.
     GameOver(GameReport),

@@ -340,7 +340,7 @@ impl Harness {
                 eprintln!("< {output:?}");
             }
             match output {
-                Output::Send { port, line } => {
+                Output::Send { port, line, .. } => {
                     assert!(!self.over, "{line:?} sent on port {port} after the match");
                     assert!(
                         !self.stopped,
