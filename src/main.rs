@@ -28,13 +28,6 @@ use argus::transport::serial::{self, SerialSettings};
 use argus::transport::{Duplex, tcp};
 use argus::watch::live::Live;
 
-/// On Unix, mimalloc rather than the C library's malloc: a ply of `argus serve` makes a
-/// few dozen small allocations, and glibc's malloc and free took 6 to 7 % of a game
-/// thread's time (docs/performance.md, the sixth set of cuts).
-#[cfg(unix)]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod commands;
 mod resume_args;
 

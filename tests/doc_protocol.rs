@@ -414,6 +414,7 @@ impl Run<'_> {
                 port: *port,
                 at: at + Duration::from_secs(i as u64),
                 bytes: line.as_bytes().to_vec(),
+                record: None,
             });
         }
         while !self
@@ -470,6 +471,7 @@ fn run_block(block: &Block) -> Result<String, String> {
                     port: *port,
                     at,
                     bytes: line.as_bytes().to_vec(),
+                    record: None,
                 });
             }
             Step::Wait(d) => gap = *d,

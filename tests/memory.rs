@@ -79,6 +79,7 @@ fn long_journal(path: &Path, pgn: &Path) {
             port,
             at: Duration::ZERO,
             bytes: format!("{START} refreq sign_on;").into_bytes(),
+            record: None,
         });
     }
     let mut over = false;
@@ -102,6 +103,7 @@ fn long_journal(path: &Path, pgn: &Path) {
                             port,
                             at: at + Duration::from_micros(5),
                             bytes: reply(&line).into_bytes(),
+                            record: None,
                         });
                     }
                 }

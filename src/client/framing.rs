@@ -54,6 +54,11 @@ impl Framing {
     }
 
     /// Seals `line` when the client offers the extension.
+    /// Whether [`Framing::seal`] seals what the client sends.
+    pub(super) fn seals(&self) -> bool {
+        self.offer
+    }
+
     pub(super) fn seal(&mut self, line: String) -> String {
         if !self.offer {
             return line;

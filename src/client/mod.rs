@@ -40,6 +40,7 @@ use crate::core::clock::{Clocks, TimeControl};
 use crate::epd::{Operand, Record, resolve_move, seal};
 use crate::mediator::Eol;
 use crate::transport::lines::{LineSplitter, Piece};
+use crate::transport::memory::ClientWriter;
 use crate::transport::{Duplex, memory};
 pub use engine::{Decision, Engine, EngineError, Limit, Turn, TurnClocks};
 use framing::{Framing, Incoming};
@@ -289,13 +290,13 @@ pub fn run_reporting(
     stop: &Stop,
     report: Option<&dyn Fn(Report)>,
 ) -> Result<ClientSummary, ClientError> {
-    let (events, writer, port) = match line.into() {
+    let (events, writer, port): (_, Box<dyn ClientWriter>, _) = match line.into() {
         ClientLine::Bytes(Duplex { reader, writer }) => {
             let port = PortReader::spawn(reader).map_err(|source| ClientError::Io {
                 address: opts.address.clone(),
                 source,
             })?;
-            (port.events.clone(), writer, Some(port))
+            (port.events.clone(), Box::new(writer), Some(port))
         }
         ClientLine::Direct(end) => (end.lines, end.writer, None),
     };
@@ -396,7 +397,7 @@ impl<'a> Driver<'a> {
     /// referee's thread ([`session::LocalSession`]).
     fn new(
         engine: &'a mut dyn Engine,
-        writer: Box<dyn Write + Send>,
+        writer: Box<dyn ClientWriter>,
         events: Receiver<PortEvent>,
         opts: &'a ClientOptions,
         stop: &'a Stop,
@@ -955,10 +956,11 @@ impl Driver<'_> {
         } else {
             None
         };
-        let line = self.link.send(&reply)?;
         // A reply with a move or a resignation answers its respond for good; one
         // without (an accept or claim the referee may refuse) is asked anew.
-        self.answered = (reply.has("sm") || reply.has("resign")).then_some((rec, line));
+        let answers = reply.has("sm") || reply.has("resign");
+        let line = self.link.send_owned(reply)?;
+        self.answered = answers.then_some((rec, line));
         Ok(Next::Continue)
     }
 }

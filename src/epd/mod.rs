@@ -289,6 +289,19 @@ impl Record {
         }
     }
 
+    /// Whether [`Record::from_ascii`] reads the record's line back as this record, in
+    /// the same order, told without reading it: opcodes that read as opcodes, kept in
+    /// opcode order and each once, and operands that read back ([`Operand::reads_back`]).
+    /// The four data fields are not looked at: those shakmaty writes of a position read
+    /// back (property tests). A record that says no may still read back.
+    pub fn reads_back(&self) -> bool {
+        self.operations.is_sorted_by(|a, b| a.opcode < b.opcode)
+            && self
+                .operations
+                .iter()
+                .all(|op| is_opcode(&op.opcode) && op.operands.iter().all(Operand::reads_back))
+    }
+
     /// Returns the operation with `opcode`, if any.
     pub fn operation(&self, opcode: &str) -> Option<&Operation> {
         self.operations.iter().find(|op| op.opcode == opcode)

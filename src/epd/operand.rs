@@ -164,6 +164,32 @@ impl Operand {
     pub fn unquoted(text: &str) -> Option<Operand> {
         classify(text).ok()
     }
+
+    /// Whether the reader reads this operand's text back as this operand, told from its
+    /// shape without reading it: an integer or a clock; an identifier or a move whose
+    /// text starts with a letter and is an identifier's or a move's (the reader makes
+    /// either of such a text, and the two compare equal); a string of printable ASCII
+    /// without `"` that fits. Floats, dates, times and tokens say no (their text is not
+    /// looked at).
+    pub fn reads_back(&self) -> bool {
+        match self {
+            Operand::Integer(_) | Operand::Clock(_) => true,
+            Operand::Identifier(s) | Operand::Move(s) => {
+                let bytes = s.as_bytes();
+                bytes.first().is_some_and(u8::is_ascii_alphabetic)
+                    && ((bytes.len() <= MAX_IDENTIFIER_LEN
+                        && bytes
+                            .iter()
+                            .all(|&b| b.is_ascii_alphanumeric() || b == b'_'))
+                        || is_move_syntax(s))
+            }
+            Operand::Str(s) => {
+                s.len() <= MAX_STRING_LEN
+                    && s.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"')
+            }
+            Operand::Float(_) | Operand::Date(_) | Operand::Time(_) | Operand::Token(_) => false,
+        }
+    }
 }
 
 impl PartialEq for Operand {

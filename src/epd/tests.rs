@@ -852,6 +852,27 @@ proptest! {
     }
 
     #[test]
+    fn an_operand_that_reads_back_reads_back_as_it_is(
+        kind in 0..6u8,
+        text in "[ -~]{0,20}|[a-hKQRBNO][a-h1-8x=+#O-]{0,8}",
+        number in any::<i64>(),
+    ) {
+        let operand = match kind {
+            0 => Operand::Identifier(text.as_str().into()),
+            1 => Operand::Move(text.as_str().into()),
+            2 => Operand::Str(text.as_str().into()),
+            3 => Operand::Integer(number),
+            4 => Operand::Token(text.as_str().into()),
+            _ => Operand::Clock(Clock::from_secs(number.unsigned_abs() % 86_400_000).unwrap_or(Clock::MAX)),
+        };
+        prop_assume!(operand.reads_back());
+        let mut r = Record::new(Record::from_ascii(b"4k3/8/8/8/8/8/8/4K3 w - -").unwrap().position);
+        r.set("c0", [operand.clone()]);
+        let back = Record::from_ascii(r.to_line().as_bytes());
+        prop_assert_eq!(back.map(|b| b.operations), Ok(r.operations), "{:?}", operand);
+    }
+
+    #[test]
     fn writing_is_idempotent(r in record()) {
         let written = r.to_string();
         prop_assume!(written.len() <= MAX_RECORD_LEN);

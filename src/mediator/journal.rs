@@ -185,6 +185,7 @@ impl Event {
                     (None, Some(hex)) => from_hex(hex)?,
                     (None, None) => Vec::new(),
                 },
+                record: None,
             },
             Event::Drained { t, port } => Input::Drained {
                 port: *port,
@@ -213,7 +214,9 @@ impl Event {
     /// The event that records `input`.
     pub fn from_input(input: &Input) -> Event {
         match input {
-            Input::Line { port, at, bytes } => {
+            Input::Line {
+                port, at, bytes, ..
+            } => {
                 let (text, hex) = match std::str::from_utf8(bytes) {
                     Ok(s) => (Some(s.to_string()), None),
                     Err(_) => (None, Some(to_hex(bytes))),

@@ -516,6 +516,17 @@ pub fn run_with(
                     at: stamp(at),
                     // A sign-on's token reaches neither the journal nor the referee.
                     bytes: crate::secret::redact_sign_on(bytes),
+                    record: None,
+                },
+                None,
+            ),
+            // A reply of an in-process client (never a sign-on).
+            LinkEvent::Record { at, bytes, record } => (
+                Input::Line {
+                    port,
+                    at: stamp(at),
+                    bytes,
+                    record: Some(record),
                 },
                 None,
             ),

@@ -194,8 +194,29 @@ pub struct ClientEnd {
     /// The referee's lines; disconnected once the referee lets go of its end.
     pub lines: Receiver<Delivered>,
     /// What the client writes; `BrokenPipe` once the referee has let go.
-    pub writer: Box<dyn Write + Send>,
+    pub writer: Box<dyn ClientWriter>,
 }
+
+/// What a client writes to: a line of bytes, or the client's end of a [`direct_pair`],
+/// which can also take a line with the record it was written from.
+pub trait ClientWriter: Write + Send {
+    /// Hands `line` (without terminator) to the referee with `record`, the record it
+    /// was written from, on an in-process line: the referee then takes the record rather
+    /// than reading the line again. `None` on any other line, which has written nothing
+    /// (the line is then written as bytes).
+    ///
+    /// `record` must read back from `line` as it is (`Record::from_ascii`): a referee
+    /// built for debugging checks it.
+    #[allow(
+        clippy::boxed_local,
+        reason = "the in-process line moves the box into its event as it is"
+    )]
+    fn hand_over(&mut self, _line: &[u8], _record: Box<Record>) -> Option<io::Result<()>> {
+        None
+    }
+}
+
+impl ClientWriter for Box<dyn Write + Send> {}
 
 /// Splits what the client writes into lines, as a line's reader thread would, and
 /// stamps each as its terminator is written.
@@ -223,6 +244,32 @@ impl Write for DirectWriter {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+impl ClientWriter for DirectWriter {
+    fn hand_over(&mut self, line: &[u8], record: Box<Record>) -> Option<io::Result<()>> {
+        if self.splitter.has_partial() {
+            // Part of a line written as bytes comes first.
+            return None;
+        }
+        let mut record = Some(record);
+        let refused = self.feed.stamp(|at| {
+            let record = record.take().expect("stamped once");
+            vec![LinkEvent::Record {
+                at,
+                bytes: line.to_vec(),
+                record,
+            }]
+        });
+        Some(if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the referee is gone",
+            ))
+        })
     }
 }
 

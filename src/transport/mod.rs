@@ -97,6 +97,16 @@ pub enum LinkEvent {
         /// The line without terminator.
         bytes: Vec<u8>,
     },
+    /// A line an in-process client handed over with the record it was written from
+    /// (`memory::ClientWriter::hand_over`); `at` is when it was handed over.
+    Record {
+        /// When.
+        at: Instant,
+        /// The line without terminator.
+        bytes: Vec<u8>,
+        /// The record `bytes` was written from, which reads back from it as it is.
+        record: Box<crate::epd::Record>,
+    },
     /// A line over the record limit was dropped.
     Overlong {
         /// When its terminator arrived.

@@ -34,7 +34,7 @@ impl Referee {
         // What waited is handled now, as arriving now: the pause is charged to nobody.
         let now = self.now;
         for (port, bytes) in std::mem::take(&mut self.held) {
-            self.on_line(port, now, &bytes);
+            self.on_line(port, now, &bytes, None);
         }
     }
 

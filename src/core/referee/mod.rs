@@ -311,9 +311,9 @@ impl Referee {
         let at = match &input {
             // A line's own time on a slow line is not the player's: it is judged as of
             // the moment it began to arrive, as far as the line's rate tells.
-            Input::Line { port, at, bytes } => {
-                at.saturating_sub(self.cfg.wire.time(*port, bytes.len() + 1))
-            }
+            Input::Line {
+                port, at, bytes, ..
+            } => at.saturating_sub(self.cfg.wire.time(*port, bytes.len() + 1)),
             other => other.at(),
         };
         self.advance(at);
@@ -332,7 +332,12 @@ impl Referee {
                 // Records wait while the game is paused.
                 self.held.push((port, bytes));
             }
-            Input::Line { port, bytes, .. } => self.on_line(port, at, &bytes),
+            Input::Line {
+                port,
+                bytes,
+                record,
+                ..
+            } => self.on_line(port, at, &bytes, record),
             Input::Drained { port, at } => self.on_drained(port, at),
             Input::Timeout { .. } => {}
             Input::PortLost { port, at } => {
@@ -735,20 +740,38 @@ impl Referee {
         }
     }
 
-    fn on_line(&mut self, port: Port, at: Duration, bytes: &[u8]) {
-        let (body, sealed) = match seal::open(bytes) {
-            Seal::Valid { body, .. } => (&bytes[..body], true),
-            Seal::Broken => return self.corrupted(port, at, "its checksum does not match".into()),
-            Seal::None => (bytes, false),
-        };
-        let rec = match Record::from_ascii(body) {
-            Ok(rec) => {
+    /// A line from `port`; `given`, the record it was written from, when an in-process
+    /// client handed it over (never a sealed line).
+    fn on_line(&mut self, port: Port, at: Duration, bytes: &[u8], given: Option<Box<Record>>) {
+        let (rec, sealed) = match given {
+            Some(rec) => {
+                // As it is: in the same order too (records compare regardless of order).
+                debug_assert_eq!(
+                    Record::from_ascii(bytes).map(|r| (r.position, r.operations)),
+                    Ok((rec.position.clone(), rec.operations.clone())),
+                    "a record handed over reads back from its line as it is"
+                );
                 self.players[port.index()].fresh = false;
-                rec
+                (*rec, false)
             }
-            // Empty (all-blank) lines are ignored, not noise.
-            Err(crate::epd::EpdError::Empty) => return,
-            Err(e) => return self.corrupted(port, at, e.to_string()),
+            None => {
+                let (body, sealed) = match seal::open(bytes) {
+                    Seal::Valid { body, .. } => (&bytes[..body], true),
+                    Seal::Broken => {
+                        return self.corrupted(port, at, "its checksum does not match".into());
+                    }
+                    Seal::None => (bytes, false),
+                };
+                match Record::from_ascii(body) {
+                    Ok(rec) => {
+                        self.players[port.index()].fresh = false;
+                        (rec, sealed)
+                    }
+                    // Empty (all-blank) lines are ignored, not noise.
+                    Err(crate::epd::EpdError::Empty) => return,
+                    Err(e) => return self.corrupted(port, at, e.to_string()),
+                }
+            }
         };
         if rec.refcom().is_some() {
             return self.on_refcom(port, &rec);

@@ -71,6 +71,7 @@ impl Script {
             port,
             at: ms(at),
             bytes: text.as_bytes().to_vec(),
+            record: None,
         });
     }
 

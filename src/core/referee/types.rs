@@ -178,7 +178,7 @@ pub enum ConfigError {
 }
 
 /// An input of the referee: something that happened, and when.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Input {
     /// A line arrived on a port; `at` is when its terminator was read. `bytes` has no
     /// terminator and may hold anything (noise is the referee's to judge).
@@ -189,6 +189,11 @@ pub enum Input {
         at: Duration,
         /// The line, without its terminator.
         bytes: Vec<u8>,
+        /// The record `bytes` was written from, when an in-process client hands it over
+        /// (`argus serve`'s local engines): `Record::from_ascii(bytes)` reads it back as
+        /// it is, so the referee takes it rather than reading the line again. The
+        /// journal keeps the line alone, and a replay reads it.
+        record: Option<Box<Record>>,
     },
     /// The oldest line sent on `port` and not yet drained has fully left the output.
     Drained {

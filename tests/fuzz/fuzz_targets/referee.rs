@@ -281,7 +281,12 @@ impl Harness {
     fn line(&mut self, u: &mut Unstructured, port: Port, bytes: Vec<u8>) -> Result<()> {
         let late = ms(u.int_in_range(0..=3u64)?.saturating_sub(2) * 20);
         let at = self.now.saturating_sub(late);
-        self.feed(Input::Line { port, at, bytes });
+        self.feed(Input::Line {
+            port,
+            at,
+            bytes,
+            record: None,
+        });
         Ok(())
     }
 
