@@ -302,6 +302,14 @@ impl Record {
                 .all(|op| is_opcode(&op.opcode) && op.operands.iter().all(Operand::reads_back))
     }
 
+    /// Whether `line` reads as this record, operation for operation in the same order
+    /// (records compare regardless of order): what a record handed over with its line
+    /// inside one process must be, which debug builds check where it is taken.
+    pub fn is_read_from(&self, line: &[u8]) -> bool {
+        Record::from_ascii(line)
+            .is_ok_and(|r| r.position == self.position && r.operations == self.operations)
+    }
+
     /// Returns the operation with `opcode`, if any.
     pub fn operation(&self, opcode: &str) -> Option<&Operation> {
         self.operations.iter().find(|op| op.opcode == opcode)
