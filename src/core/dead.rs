@@ -9,7 +9,9 @@
 //! - [`is_dead`], after every move, asks the fast check (`is_unwinnable_fast`) for both
 //!   sides. It is sound: it never calls a position dead that either side can still win.
 //!   It is incomplete: a few dead positions (mostly constructed ones) it cannot prove,
-//!   and those play on, to the fifty- or seventy-five-move rule as before.
+//!   and those play on, to the fifty- or seventy-five-move rule as before. In most
+//!   positions [`shortcut`] knows, for much less work, that the check would prove
+//!   nothing for one side, and the check is not run.
 //! - [`Watch`] gives [`is_dead`]'s answer for each position of a game with less work: a
 //!   helpmate once found carries over the moves that could be taken back (see there).
 //! - [`can_mate`], at a flag fall, asks the full search (`winnability`) for one side.
@@ -17,6 +19,8 @@
 //!   node limit leaves a position undecided.
 //!
 //! All are deterministic (node limits, no clock), as the core must be for replay.
+
+mod shortcut;
 
 use shakmaty::uci::UciMove;
 use shakmaty::{
@@ -27,11 +31,15 @@ use shakmaty::{
 /// chasolver's fast check proves it. Bare material (shakmaty's insufficient material)
 /// is dead too, and is answered without the solver.
 pub fn is_dead(pos: &Chess) -> bool {
-    pos.is_insufficient_material() || proven_dead(pos)
+    pos.is_insufficient_material() || proven_dead(pos, &pos.legal_moves(), None)
 }
 
-/// chasolver's fast check for both sides.
-fn proven_dead(pos: &Chess) -> bool {
+/// chasolver's fast check for both sides, unless it is sure to fail for one of them
+/// ([`shortcut`]). `moves`: the legal moves in `pos`; `last`: the move that reached it.
+fn proven_dead(pos: &Chess, moves: &MoveList, last: Option<Move>) -> bool {
+    if shortcut::fast_check_fails(pos, moves, last) {
+        return false;
+    }
     let Some(board) = to_board(pos) else {
         return false;
     };
@@ -115,7 +123,7 @@ impl Watch {
             }
             self.no_search = true;
         }
-        proven_dead(pos)
+        proven_dead(pos, moves, Some(m))
     }
 }
 
@@ -358,10 +366,20 @@ mod tests {
             // The fifth position is dead, but beyond what the fast check proves.
             let found = dead && i != 4;
             assert_eq!(is_dead(&pos(fen)), found, "{class} {fen}");
+            assert_eq!(by_chasolver_alone(&pos(fen)), found, "{class} {fen}");
         }
     }
 
-    /// The watch's answer is [`is_dead`]'s at every ply of seeded random games, from the
+    /// Bare material, or chasolver's fast check for both sides, without the shortcut.
+    fn by_chasolver_alone(pos: &Chess) -> bool {
+        let board = to_board(pos).expect("a board");
+        pos.is_insufficient_material()
+            || Color::ALL
+                .into_iter()
+                .all(|side| chasolver::is_unwinnable_fast(&board, to_color(side)))
+    }
+
+    /// The watch's answer is [`is_dead`]'s, and chasolver's alone, at every ply of seeded random games, from the
     /// start and from endgames behind locked pawns (where it carries helpmates over
     /// many moves, as it must for the test to mean anything), and in the positions of
     /// the test set.
@@ -393,6 +411,7 @@ mod tests {
                 let answer = watch.after(&before, m, &p, &p.legal_moves());
                 let fen = crate::core::fen_text(&p);
                 assert_eq!(answer, is_dead(&p), "{fen}");
+                assert_eq!(answer, by_chasolver_alone(&p), "{fen}");
                 plies += 1;
                 carried += usize::from(known && watch.winnable && !m.is_zeroing());
                 if answer {
