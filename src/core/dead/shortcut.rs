@@ -117,42 +117,56 @@ fn insufficient(pos: &Chess, side: Color) -> bool {
     false
 }
 
-/// Whether both sides can shuffle from `pos` and back without a capture: `a` (one of
-/// `moves`), `b` (the reverse of `last`, or one of the other side's moves), `a` back,
-/// `b` back, each legal, and `a` legal again. The board and the side to move are then
-/// those of `pos` again, so the same four moves go on legally as deep as a search goes,
-/// every position on the way with a legal move and all the material.
+/// Whether both sides can shuffle from `pos` and back without a capture, as
+/// [`shuffle`] finds.
 pub(super) fn shuffle_line(pos: &Chess, moves: &MoveList, last: Option<Move>) -> bool {
-    let undo_last = last.filter(shuffles).map(reverse);
-    moves.iter().filter(|m| shuffles(m)).take(TRIES).any(|&a| {
-        let mut after_a = pos.clone();
-        after_a.play_unchecked(a);
-        if let Some(b) = undo_last.filter(|&b| after_a.is_legal(b))
-            && and_back(&after_a, a, b)
-        {
-            return true;
-        }
-        after_a
-            .legal_moves()
-            .iter()
-            .filter(|m| shuffles(m))
-            .take(TRIES)
-            .any(|&b| and_back(&after_a, a, b))
-    })
+    shuffle(pos, moves, last).is_some()
 }
 
-/// From the position after `a`: `b` (legal there), `a` back and `b` back, each legal,
-/// and then `a` legal again.
-fn and_back(after_a: &Chess, a: Move, b: Move) -> bool {
+/// Two moves `a` (one of `moves`) and `b` (the reverse of `last`, or one of the other
+/// side's moves) such that `a`, `b`, `a` back and `b` back are legal from `pos`, none a
+/// capture. The board and the side to move are then those of `pos` again, so the same
+/// four moves go on legally as deep as a search goes (a normal move's legality depends
+/// on nothing else), every position on the way with a legal move and all the material.
+fn shuffle(pos: &Chess, moves: &MoveList, last: Option<Move>) -> Option<(Move, Move)> {
+    let undo_last = last.filter(shuffles).map(reverse);
+    moves
+        .iter()
+        .filter(|m| shuffles(m))
+        .take(TRIES)
+        .find_map(|&a| {
+            let mut after_a = pos.clone();
+            after_a.play_unchecked(a);
+            // After `a`, the reverse of `last`, and `a` back, the board and the side to
+            // move are those before `last`, where `last` (that reverse's reverse) was legal.
+            if let Some(b) = undo_last.filter(|&b| after_a.is_legal(b))
+                && back(&after_a, a, b, false)
+            {
+                return Some((a, b));
+            }
+            after_a
+                .legal_moves()
+                .iter()
+                .filter(|m| shuffles(m))
+                .take(TRIES)
+                .find(|&&b| back(&after_a, a, b, true))
+                .map(|&b| (a, b))
+        })
+}
+
+/// From the position after `a`, `b` being legal there: whether `a` back is legal after
+/// `b`, and then (if `check_b`) `b` back.
+fn back(after_a: &Chess, a: Move, b: Move, check_b: bool) -> bool {
     let mut p = after_a.clone();
     p.play_unchecked(b);
-    for m in [reverse(a), reverse(b)] {
-        if !p.is_legal(m) {
-            return false;
-        }
-        p.play_unchecked(m);
+    if !p.is_legal(reverse(a)) {
+        return false;
     }
-    p.is_legal(a)
+    if !check_b {
+        return true;
+    }
+    p.play_unchecked(reverse(a));
+    p.is_legal(reverse(b))
 }
 
 /// A move that leaves the material as it is and that the same piece can undo: no
@@ -205,7 +219,7 @@ mod tests {
             "4k3/8/2b5/8/3B4/8/2P5/4K3 w - - 0 50",
         ];
         let mut rng = fastrand::Rng::with_seed(23);
-        let (mut positions, mut proven) = (0, 0);
+        let (mut positions, mut proven, mut lines) = (0, 0, 0);
         // From the two openings: the positions and those the shortcut answers.
         let (mut opening_plies, mut answered) = (0, 0);
         for game in 0..70 {
@@ -222,7 +236,21 @@ mod tests {
                 }
                 positions += 1;
                 let board = super::super::to_board(&p).expect("a board");
-                let line = moves.len() >= 2 && shuffle_line(&p, &moves, last);
+                let found = (moves.len() >= 2)
+                    .then(|| shuffle(&p, &moves, last))
+                    .flatten();
+                if let Some((a, b)) = found {
+                    // The line, played out to 7 plies with every move checked, and a
+                    // legal move after it.
+                    let mut q = p.clone();
+                    for m in [a, b, reverse(a), reverse(b), a, b, reverse(a)] {
+                        assert!(q.is_legal(m), "{m:?} in {}", crate::core::fen_text(&q));
+                        q.play_unchecked(m);
+                    }
+                    assert!(q.is_legal(reverse(b)));
+                    lines += 1;
+                }
+                let line = found.is_some();
                 let mut fails = false;
                 for side in Color::ALL {
                     let unwinnable =
@@ -245,8 +273,11 @@ mod tests {
             }
         }
         assert!(
-            positions > 10_000 && answered * 10 > opening_plies * 9 && proven > 5_000,
-            "{positions} positions, {proven} proven unwinnable for a side; \
+            positions > 10_000
+                && answered * 10 > opening_plies * 9
+                && proven > 5_000
+                && lines > 5_000,
+            "{positions} positions, {proven} proven unwinnable for a side, {lines} lines; \
              {answered} of {opening_plies} from the openings answered"
         );
     }
