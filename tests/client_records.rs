@@ -309,3 +309,30 @@ fn a_client_that_missed_its_inform_asks_for_it_again_with_checksums() {
         ["go wtime 60000 btime 60000 winc 0 binc 0"]
     );
 }
+
+/// A client resynchronised mid-game (the referee restarted, say) tells its engine no
+/// more time than its side can have left: `cc` is in whole seconds, and the moves the
+/// client did not watch may have taken up to 999 ms more than it says.
+#[test]
+fn a_client_resynchronised_mid_game_never_gives_its_engine_time_it_may_not_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, log) = fake_uci(dir.path(), "moves", "echo 'bestmove d2d4'", ":", "exit 0");
+    let mut peer = Peer::new();
+    let _client = client_with(&mut peer, &format!("uci:{engine}"), &["--no-checksum"]);
+    // The resynchronisation: the game's start, its inform, White's 1. e4, and the
+    // respond with Black's 1... e5 as its sm.
+    peer.send(&format!("{START} refcom reset;"));
+    peer.send(&inform_tc("60"));
+    peer.send(&format!("{START} fmvn 1; hmvc 0; refcom execute; sm e4;"));
+    peer.send(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 \
+         cc 000:00:00:05 000:00:00:03; fmvn 1; hmvc 0; refcom respond; sm e5;",
+    );
+    let reply = next_record(&mut peer);
+    assert_eq!(reply.refreq(), Some("reply"), "{reply}");
+    assert_eq!(
+        go_commands(&log),
+        ["go wtime 54001 btime 57000 winc 0 binc 0"],
+        "White has at most 60 s less 5.999 s"
+    );
+}

@@ -21,6 +21,10 @@ pub(super) struct State {
     pub(super) first_ply: u32,
     /// The time this client has spent on its own moves in this game, by its own watch.
     pub(super) own_used: Duration,
+    /// The most its side can have used before its watch began, set at its first
+    /// respond of the game: nothing at a game's start, more after a resynchronisation
+    /// mid-game (see [`State::clocks`]).
+    pub(super) unwatched: Option<Duration>,
     /// The players' names, from `inform`'s White and Black tags.
     pub(super) names: ByColor<Option<String>>,
     /// The colour this client was asked to move for in this game.
@@ -53,6 +57,7 @@ impl State {
             result: None,
             first_ply: 0,
             own_used: Duration::ZERO,
+            unwatched: None,
             names: ByColor::default(),
             me: None,
             last_word: None,
@@ -151,8 +156,10 @@ impl State {
     /// `cc` is truncated to whole seconds, so the player's own consumption is taken as
     /// the larger of `cc` and what the client measured itself (from each respond's
     /// arrival to its reply's departure): an engine is never told it has time that the
-    /// referee has already charged.
-    pub(super) fn clocks(&self, rec: &Record) -> Option<TurnClocks> {
+    /// referee has already charged. A client resynchronised mid-game (after it or the
+    /// referee restarted) did not watch its side's earlier moves: their time is taken
+    /// as the most the first `cc` it sees allows, that `cc` and 999 ms.
+    pub(super) fn clocks(&mut self, rec: &Record) -> Option<TurnClocks> {
         let (Some(white_tc), Some(black_tc)) = (&self.time_control.white, &self.time_control.black)
         else {
             return None;
@@ -168,7 +175,6 @@ impl State {
             _ => return None,
         };
         let me = self.pos.turn();
-        consumed[me] = consumed[me].max(self.own_used);
         // Moves made by each side since the game's start, from the move numbers (which
         // survive a history the client had to start afresh).
         let made = |color: Color| {
@@ -180,6 +186,13 @@ impl State {
             )
             .unwrap_or(u32::MAX)
         };
+        let unwatched = match self.unwatched {
+            Some(unwatched) => unwatched,
+            None if made(me) == 0 => Duration::ZERO,
+            None => consumed[me] + Duration::from_millis(999),
+        };
+        self.unwatched = Some(unwatched);
+        consumed[me] = consumed[me].max(unwatched + self.own_used);
         let clocks = Clocks::from_consumed_with_odds(
             Clocks::with_odds(white_tc, black_tc),
             ByColor {
@@ -280,5 +293,53 @@ mod tests {
             )))
             .is_none()
         );
+    }
+
+    /// A client resynchronised mid-game did not watch its side's earlier moves: their
+    /// time is the most `cc` allows (its whole seconds and 999 ms), and the time it
+    /// watches itself comes on top. A client there from the start trusts its watch.
+    #[test]
+    fn a_client_resynchronised_mid_game_counts_the_time_it_did_not_watch_at_its_most() {
+        let inform = rec(&format!(
+            "{START} ptp White \"A\" Black \"B\" TimeControl \"60\"; refcom inform;"
+        ));
+        let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3";
+        let respond = |cc: &str| {
+            rec(&format!(
+                "{after_e4} cc {cc}; fmvn 1; hmvc 0; refcom respond; sm e5;"
+            ))
+        };
+        // Resynchronised: reset at the start, White's 1. e4 executed, then the respond.
+        let mut state = State::new();
+        state
+            .follow(&rec(&format!("{START} refcom reset;")))
+            .unwrap();
+        state.first_ply = ply(&state.pos);
+        state.inform(&inform);
+        state
+            .follow(&rec(&format!(
+                "{START} fmvn 1; hmvc 0; refcom execute; sm e4;"
+            )))
+            .unwrap();
+        let first = respond("000:00:00:05 000:00:00:03");
+        state.follow(&first).unwrap();
+        let clocks = state.clocks(&first).unwrap();
+        assert_eq!(clocks.remaining.white, Duration::from_millis(54_001));
+        assert_eq!(clocks.remaining.black, Duration::from_secs(57));
+        // Its own watch adds to that, and the bound is not taken again from a later cc.
+        state.own_used = Duration::from_millis(1_500);
+        let later = respond("000:00:00:06 000:00:00:04");
+        let clocks = state.clocks(&later).unwrap();
+        assert_eq!(clocks.remaining.white, Duration::from_millis(52_501));
+        // A client there from the start: nothing unwatched, cc and its watch as before.
+        let mut fresh = State::new();
+        fresh.inform(&inform);
+        let clocks = fresh
+            .clocks(&rec(&format!(
+                "{START} cc 000:00:00:00 000:00:00:00; refcom respond;"
+            )))
+            .unwrap();
+        assert_eq!(clocks.remaining.white, Duration::from_secs(60));
+        assert_eq!(fresh.unwatched, Some(Duration::ZERO));
     }
 }
