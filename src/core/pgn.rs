@@ -226,6 +226,52 @@ impl Movetext<'_> {
         self.line_chars += chars;
     }
 
+    /// Writes the comment `text` at once when its units, whatever they are, are sure to
+    /// land as one piece: it is printable ASCII without `}`, its words apart by single
+    /// spaces, and it fits on the line being filled, or (the usual case after a move)
+    /// its first word does not but the whole comment fits on the next line. Its units
+    /// are then filled onto one line, single spaces apart, which is the text itself.
+    /// Returns whether it wrote it.
+    fn whole_comment(&mut self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+            return false;
+        };
+        let chars = bytes.len() + 2;
+        if first == b' ' || last == b' ' || chars > MAX_LINE {
+            return false;
+        }
+        let mut first_word = bytes.len();
+        let mut space = false;
+        for (i, &b) in bytes.iter().enumerate() {
+            if !(b' '..=b'~').contains(&b) || b == b'}' || (space && b == b' ') {
+                return false;
+            }
+            space = b == b' ';
+            if space && first_word == bytes.len() {
+                first_word = i;
+            }
+        }
+        let fits = self.line_chars == 0 || self.line_chars + 1 + chars <= MAX_LINE;
+        // The first unit holds the first word and its brace at least.
+        let breaks_first = self.line_chars + 1 + first_word + 1 > MAX_LINE;
+        if !fits && !breaks_first {
+            return false;
+        }
+        if !fits {
+            self.out.push('\n');
+            self.line_chars = 0;
+        } else if self.line_chars > 0 {
+            self.out.push(' ');
+            self.line_chars += 1;
+        }
+        self.out.push('{');
+        self.out.push_str(text);
+        self.out.push('}');
+        self.line_chars += chars;
+        true
+    }
+
     /// Ends the last line, if it holds anything.
     fn end(&mut self) {
         if self.line_chars > 0 {
@@ -260,6 +306,9 @@ struct Units {
 /// some readers expect its parts on one line, and a word starting with `%` is joined to
 /// the word before it, because a line starting with `%` is an escape line.
 fn push_comment(out: &mut Movetext<'_>, units: &mut Units, text: &str) {
+    if out.whole_comment(text) {
+        return;
+    }
     let Units {
         cleaned,
         text: buf,

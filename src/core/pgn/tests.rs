@@ -704,6 +704,42 @@ mod same_bytes {
             )
     }
 
+    /// Games of the usual move comments (analysis and both clocks), the moves and the
+    /// comments' lengths shifted so that comments meet every place on a line: the
+    /// comment written at once ([`Movetext::whole_comment`]) is where the units put it.
+    #[test]
+    fn usual_move_comments_land_where_their_units_do() {
+        let sans = ["e4", "Nf3", "Bxc6", "exd8=Q#", "O-O-O", "Qh4+", "a3"];
+        let analyses = [
+            None,
+            Some("+0.00/1 1n"),
+            Some("-12.34/25 123456n pv e4 e5 Nf3"),
+        ];
+        for shift in 0..60usize {
+            let moves = (0..120usize)
+                .map(|i| PgnMove {
+                    san: sans[(i + shift) % sans.len()].to_owned(),
+                    comment: Some(move_comment(
+                        analyses[(i * 7 + shift) % analyses.len()],
+                        Some(Duration::from_millis(
+                            ((i * 37 + shift) % 9_000) as u64 * 100,
+                        )),
+                        Duration::from_millis(((i * 13 + shift * 101) % 20_000) as u64),
+                    )),
+                })
+                .collect();
+            let game = PgnGame {
+                tags: Vec::new(),
+                start_turn: Color::White,
+                start_fullmove: 1 + shift as u32,
+                moves,
+                final_comment: None,
+                result: "*".to_owned(),
+            };
+            assert_eq!(write_game(&game), reference::write_game(&game));
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
