@@ -426,6 +426,71 @@ fn stockfish_and_fairymax_play_a_match_two_games_at_once() {
     assert!(stdout.contains("score: Stockfish "), "{stdout}");
 }
 
+/// A local engine plays all its games in one process, as cutechess-cli's and
+/// fastchess's do: started once to check it before the event and once for its games,
+/// each of which begins with `ucinewgame` (UCI) or `new` (CECP).
+#[test]
+#[ignore = "needs stockfish and fairymax"]
+fn each_engine_is_started_once_for_all_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrap = |name: &str, exe: &str| {
+        let log = dir.path().join(format!("{name}.starts"));
+        let path = dir.path().join(format!("{name}.sh"));
+        std::fs::write(
+            &path,
+            format!("echo started >> '{}'\nexec {exe}\n", log.display()),
+        )
+        .unwrap();
+        (format!("cmd=sh {}", path.display()), log)
+    };
+    let (stockfish, stockfish_starts) = wrap("stockfish", "/usr/games/stockfish");
+    let (fairymax, fairymax_starts) = wrap("fairymax", "/usr/games/fairymax");
+    let out = dir.path().join("match");
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=Stockfish",
+        &stockfish,
+        "proto=uci",
+        "option.Hash=16",
+        "--engine",
+        "name=Fairy-Max",
+        &fairymax,
+        "proto=xboard",
+        "--games",
+        "4",
+        "--tc",
+        "5+0.05",
+        "--maxmoves",
+        "12",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
+    assert!(
+        stdout.contains("argus serve: 4 of 4 game(s) played"),
+        "{stdout}"
+    );
+    let results = pgn_results(&out);
+    assert_eq!(results.len(), 4);
+    assert!(results.iter().all(|r| r != "*"), "{results:?}");
+    for starts in [stockfish_starts, fairymax_starts] {
+        let starts = std::fs::read_to_string(&starts).unwrap();
+        assert_eq!(
+            starts.lines().count(),
+            2,
+            "once for the check, once for the games: {starts}"
+        );
+    }
+    // Every game's engines played it to its end, none lost for want of one.
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert!(
+        !pgn.contains("abandoned") && !pgn.contains("forfeit"),
+        "{pgn}"
+    );
+}
+
 /// Fairy-Max, which cannot `setboard`, plays the openings through the CECP adapter (set
 /// up with `edit`, Black to move in the first) and, given only the new move each turn,
 /// does not lose on time at 5+0.05 (the games cut at 30 moves).

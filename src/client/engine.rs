@@ -206,4 +206,11 @@ pub trait Engine: Send {
     /// it to quit, and kills it when it has not quit within
     /// [`super::engine_process::QUIT_GRACE`].
     fn quit(&mut self) {}
+    /// Gives up the turn begun by [`Engine::begin_think`] (its game was ended from
+    /// outside, by adjudication), the client's stop no longer watched, and waits up to
+    /// [`super::engine_process::QUIT_GRACE`] for the engine to be idle. Returns whether
+    /// it is, ready for another game; an engine that cannot say stays unused.
+    fn abandon_think(&mut self) -> bool {
+        false
+    }
 }

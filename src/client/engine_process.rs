@@ -158,6 +158,12 @@ impl EngineProcess {
         self.stop = Some(stop.clone());
     }
 
+    /// Stops watching the stop given to [`EngineProcess::watch`]: waits end at their
+    /// deadlines only.
+    pub fn unwatch(&mut self) {
+        self.stop = None;
+    }
+
     /// The next line by `deadline`, unless the stop fires first.
     fn next_line(&mut self, deadline: Instant) -> Result<String, Wait> {
         self.output.next_line(deadline, self.stop.as_ref())

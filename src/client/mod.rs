@@ -365,6 +365,23 @@ struct Driver<'a> {
     /// Where the user's reports go ([`run_reporting`]); whether the sign-on was told.
     report: Option<&'a dyn Fn(Report)>,
     told_sign_on: bool,
+    /// Whether an engine that ends the session well is left running for its host to
+    /// play again ([`session::LocalSession::finish_keeping`]), and whether it was.
+    keep_engine: Keep,
+    kept: bool,
+}
+
+/// Which engines a session leaves running at its end
+/// ([`session::LocalSession::finish_keeping`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// None: the engine is ended (a client's).
+    No,
+    /// One that is not thinking.
+    Idle,
+    /// One that is thinking too, once it gives up its turn ([`Engine::abandon_think`]):
+    /// its game was ended from outside.
+    EvenThinking,
 }
 
 /// A respond being thought on (by a pollable engine, [`Engine::begin_think`]).
@@ -432,6 +449,8 @@ impl<'a> Driver<'a> {
             thinking: None,
             report: None,
             told_sign_on: false,
+            keep_engine: Keep::No,
+            kept: false,
         }
     }
 
@@ -453,7 +472,15 @@ impl<'a> Driver<'a> {
                 log::warn!("{e}");
             }
         }
-        self.engine.quit();
+        let idle = self.thinking.is_none()
+            || (self.keep_engine == Keep::EvenThinking && self.engine.abandon_think());
+        if self.keep_engine != Keep::No && outcome.is_ok() && idle {
+            // Its host plays it again: the next game begins with `ucinewgame` or `new`.
+            self.thinking = None;
+            self.kept = true;
+        } else {
+            self.engine.quit();
+        }
         let outcome = match (outcome, self.replaced.take()) {
             (
                 Err(ClientError::HungUp { address } | ClientError::Io { address, .. }),

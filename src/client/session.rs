@@ -118,6 +118,21 @@ impl<'a> LocalSession<'a> {
     ///
     /// As [`run_until`].
     pub fn finish(mut self) -> Result<ClientSummary, ClientError> {
+        self.end()
+    }
+
+    /// As [`LocalSession::finish`], except that an engine whose session ended well (at
+    /// the referee's `disconnect`) is left running as `keep` says, for its host to play
+    /// again: its next session's game begins with `ucinewgame` (UCI) or `new` (CECP), as
+    /// cutechess-cli and fastchess do. Returns also whether it was left running; one
+    /// that was not has been ended.
+    pub fn finish_keeping(mut self, keep: Keep) -> (Result<ClientSummary, ClientError>, bool) {
+        self.driver.keep_engine = keep;
+        let outcome = self.end();
+        (outcome, self.driver.kept)
+    }
+
+    fn end(&mut self) -> Result<ClientSummary, ClientError> {
         let outcome = match self.ended.take() {
             Some(outcome) => outcome,
             None => {

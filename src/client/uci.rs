@@ -512,6 +512,32 @@ impl Engine for UciEngine {
             process.quit(&["stop", "quit"], QUIT_GRACE);
         }
     }
+
+    fn abandon_think(&mut self) -> bool {
+        self.stop = None;
+        let Some(process) = self.process.as_mut() else {
+            return false;
+        };
+        process.unwatch();
+        let Some(thinking) = self.thinking.take() else {
+            return true;
+        };
+        let deadline = deadline_after(QUIT_GRACE);
+        if thinking.held.is_some() {
+            // `position` and `go` were held for the readyok: only that is owed.
+            let ready = process
+                .recv_until(deadline, |line| line.trim() == "readyok")
+                .is_ok();
+            self.unready = !ready;
+            return ready;
+        }
+        process.send("stop").is_ok()
+            && process
+                .recv_until(deadline, |line| {
+                    line.split_whitespace().next() == Some("bestmove")
+                })
+                .is_ok()
+    }
 }
 
 /// The `position` command for the turn: the game's start (`startpos` when it is the

@@ -911,6 +911,32 @@ impl Engine for XboardEngine {
         self.process.quit(&["?", "quit"], QUIT_GRACE);
     }
 
+    fn abandon_think(&mut self) -> bool {
+        self.stop = None;
+        self.process.unwatch();
+        if self.turn.take().is_none() {
+            return true;
+        }
+        self.board = None;
+        // Move now, then no more: the `pong` that follows says the engine is idle, and
+        // what it said before is read and left. Without `ping` nothing says when a late
+        // move has come, and the engine is not played again.
+        if !self.features.ping
+            || self.process.send("?").is_err()
+            || self.process.send("force").is_err()
+        {
+            return false;
+        }
+        let Ok(n) = self.ping() else {
+            return false;
+        };
+        self.process
+            .recv_until(Instant::now() + QUIT_GRACE, |l| {
+                classify(l) == Line::Pong(n)
+            })
+            .is_ok()
+    }
+
     fn game_over(&mut self, result: Option<&str>) {
         self.board = None;
         if let Some(result) = result

@@ -157,6 +157,13 @@ impl EngineSpec {
         })
     }
 
+    /// Whether the engine is kept running from one game to the next (a UCI or CECP
+    /// engine), rather than started for each: the random mover is started with each
+    /// game's seed.
+    pub fn reusable(&self) -> bool {
+        self.proto != Proto::Random
+    }
+
     /// Starts the engine; `seed` makes a random mover play its own game.
     ///
     /// # Errors

@@ -131,8 +131,13 @@ fn label(player: &Entrant, name: &str) -> String {
 
 /// One side of a game, ready to be joined to the referee.
 enum Side {
-    /// A local engine, started, with its client's options.
-    Local(Box<dyn Engine>, ClientOptions),
+    /// A local engine, started (or kept from an earlier game), with its client's
+    /// options and its player's index.
+    Local(
+        Box<dyn Engine>,
+        ClientOptions,
+        #[cfg_attr(not(unix), allow(dead_code))] usize,
+    ),
     /// A player over TCP: its line, and its index in the registry for a reconnection.
     Remote(Wire, usize),
 }
@@ -226,7 +231,9 @@ pub(super) fn play(
         sides.push(match (&cfg.players[player], event.remote_index[player]) {
             (Entrant::Engine(engine), _) => {
                 let seed = u64::from(spec.number) * 2 + i as u64;
-                let started = match engine.start(seed) {
+                // The player's engine kept from an earlier game, or a new one.
+                let kept = engine.reusable().then(|| event.idle.take(player)).flatten();
+                let started = match kept.map_or_else(|| engine.start(seed), Ok) {
                     Ok(started) => started,
                     // Stopped while the engine started: the game does not begin.
                     Err(_) if event.stopping() => {
@@ -249,7 +256,7 @@ pub(super) fn play(
                     token: None,
                     restarts: Some(engine.restarts),
                 };
-                Side::Local(started, opts)
+                Side::Local(started, opts, player)
             }
             // A seat whose player has been gone too long loses its game by forfeit
             // (docs/supervisor.md); a game under way at a resume goes on.
@@ -338,7 +345,7 @@ pub(super) fn play(
     let local = cfg!(unix)
         && sides
             .iter()
-            .all(|side| matches!(side, Side::Local(engine, _) if engine.pollable()));
+            .all(|side| matches!(side, Side::Local(engine, ..) if engine.pollable()));
     // A local game's thread waits in `poll`: what the event tells it wakes it.
     #[cfg(unix)]
     let wake = match local.then(super::local::wake_pipe).transpose() {
@@ -393,16 +400,16 @@ pub(super) fn play(
     };
     #[cfg(unix)]
     if local {
-        let mut locals: Vec<(Box<dyn Engine>, ClientOptions)> = sides
+        let mut locals: Vec<(Box<dyn Engine>, ClientOptions, usize)> = sides
             .into_iter()
             .filter_map(|side| match side {
-                Side::Local(engine, opts) => Some((engine, opts)),
+                Side::Local(engine, opts, player) => Some((engine, opts, player)),
                 Side::Remote(..) => None,
             })
             .collect();
         let mut lines = Vec::with_capacity(2);
         let mut sessions = Vec::with_capacity(2);
-        for (i, (engine, opts)) in locals.iter_mut().enumerate() {
+        for (i, (engine, opts, _)) in locals.iter_mut().enumerate() {
             let (line, client_end) = direct_line(&config.port_labels[i]);
             lines.push(line);
             sessions.push(crate::client::session::LocalSession::new(
@@ -431,9 +438,32 @@ pub(super) fn play(
         for stop in &client_stops {
             stop.fire(StopReason::Disconnect);
         }
-        for session in pair.sessions {
-            if let Err(e) = session.finish() {
+        use crate::client::Keep;
+        use crate::core::game::Termination;
+        // An engine still thinking when its game ended is kept only if the game was
+        // ended from outside (adjudicated, or stopped by the supervisor), not by its flag.
+        let keep = match watcher.report.as_ref().map(|r| r.termination) {
+            Some(Termination::Normal | Termination::Adjudication) => Keep::EvenThinking,
+            _ => Keep::Idle,
+        };
+        let mut kept = [false; 2];
+        for (session, kept) in pair.sessions.into_iter().zip(&mut kept) {
+            let (outcome, left_running) = session.finish_keeping(keep);
+            if let Err(e) = outcome {
                 log::debug!("game {}: {e}", spec.number);
+            }
+            *kept = left_running;
+        }
+        // An engine left running is its player's for the next game (when it can be
+        // played again); one that was not has been ended.
+        for ((engine, _, player), kept) in locals.into_iter().zip(kept) {
+            match &cfg.players[player] {
+                Entrant::Engine(spec) if kept && spec.reusable() => event.idle.keep(player, engine),
+                _ if kept => {
+                    let mut engine = engine;
+                    engine.quit();
+                }
+                _ => {}
             }
         }
         lock(controls).remove(&spec.number);
@@ -445,7 +475,7 @@ pub(super) fn play(
         for (i, side) in sides.into_iter().enumerate() {
             let label = config.port_labels[i].clone();
             match side {
-                Side::Local(mut engine, opts) => {
+                Side::Local(mut engine, opts, _) => {
                     let (line, client_end) = direct_line(&label);
                     lines.push(line);
                     let client_stop = &client_stops[i];

@@ -18,6 +18,7 @@ mod engines;
 mod entrant;
 mod files;
 mod game;
+mod idle;
 mod knockout;
 mod listen;
 #[cfg(unix)]
@@ -510,6 +511,7 @@ fn run_event(
         live,
         standby: setup.standby,
         stopped: AtomicBool::new(false),
+        idle: idle::Idle::new(2 * cfg.concurrency.max(1)),
     };
     // The standings, the pairs and the SPRT; a Swiss event pairs each round from the
     // results before it, a knockout each match's next games.
@@ -951,6 +953,8 @@ pub(super) struct Event<'a> {
     /// games in `controls` are told, so that a game being started, whose control is
     /// not there yet, sees it once its control is.
     pub(super) stopped: AtomicBool,
+    /// Local engines between their games, for their players' next ones.
+    pub(super) idle: idle::Idle,
 }
 
 impl Event<'_> {
