@@ -15,6 +15,7 @@
 use std::{fmt, str::FromStr, time::Duration};
 
 use shakmaty::{ByColor, Color};
+use smallvec::SmallVec;
 
 /// One period of a time control, as one `:`-separated field of a PGN `TimeControl`
 /// tag describes it.
@@ -96,7 +97,9 @@ pub struct TimeControlError {
 /// `?`, `-` and hourglass periods alone; all times whole milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimeControl {
-    periods: Vec<Period>,
+    /// Held inline up to two periods (nearly every time control), so that a copy of the
+    /// clocks, which a client makes every move, allocates nothing.
+    periods: SmallVec<[Period; 2]>,
 }
 
 impl TimeControl {
@@ -136,7 +139,7 @@ impl FromStr for TimeControl {
         let periods = text
             .split(':')
             .map(parse_period)
-            .collect::<Result<Vec<Period>, _>>()
+            .collect::<Result<SmallVec<[Period; 2]>, _>>()
             .map_err(error)?;
         if periods.len() > 1 {
             let fields = text.split(':');

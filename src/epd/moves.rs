@@ -96,12 +96,18 @@ pub fn play_san(pos: &mut Chess, m: Move) -> SanPlus {
     SanPlus { san, suffix }
 }
 
-/// The SAN as the text of an `sm` operand: written by shakmaty into a short string
-/// and held inline, rather than through a formatter (a move's SAN is sent every ply).
+/// The SAN as the text of an `sm` operand: written by shakmaty into the thread's own
+/// buffer and held inline, rather than through a formatter or a string of its own (a
+/// move's SAN is written twice every ply).
 pub fn san_text(san: SanPlus) -> compact_str::CompactString {
-    let mut text = String::with_capacity(8);
-    san.append_to_string(&mut text);
-    compact_str::CompactString::from(text.as_str())
+    thread_local! {
+        static TEXT: std::cell::RefCell<String> = std::cell::RefCell::new(String::with_capacity(16));
+    }
+    TEXT.with_borrow_mut(|text| {
+        text.clear();
+        san.append_to_string(text);
+        compact_str::CompactString::from(text.as_str())
+    })
 }
 
 /// Whether `text` is a move in the lenient notation that [`resolve_move`]
