@@ -253,8 +253,17 @@ impl Movetext<'_> {
             }
         }
         let fits = self.line_chars == 0 || self.line_chars + 1 + chars <= MAX_LINE;
-        // The first unit holds the first word and its brace at least.
-        let breaks_first = self.line_chars + 1 + first_word + 1 > MAX_LINE;
+        // The first unit holds the first word and its brace at least; a `[%` command's
+        // first word, the words up to its `]` (the whole comment fits on a line, so the
+        // command is kept in one unit).
+        let mut first_unit = first_word;
+        if bytes.starts_with(b"[%")
+            && let Some(close) = memchr::memchr(b']', bytes)
+            && close > first_word
+        {
+            first_unit = memchr::memchr(b' ', &bytes[close..]).map_or(bytes.len(), |i| close + i);
+        }
+        let breaks_first = self.line_chars + 1 + first_unit + 1 > MAX_LINE;
         if !fits && !breaks_first {
             return false;
         }
