@@ -213,4 +213,9 @@ pub trait Engine: Send {
     fn abandon_think(&mut self) -> bool {
         false
     }
+    /// Whether the engine's process is still running (one kept between games may have
+    /// exited meanwhile). An engine of no process of its own always is.
+    fn running(&mut self) -> bool {
+        true
+    }
 }

@@ -164,6 +164,11 @@ impl EngineProcess {
         self.stop = None;
     }
 
+    /// Whether the engine is still running (it was not killed, and has not exited).
+    pub fn running(&mut self) -> bool {
+        !self.killed && self.status.is_none() && matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// The next line by `deadline`, unless the stop fires first.
     fn next_line(&mut self, deadline: Instant) -> Result<String, Wait> {
         self.output.next_line(deadline, self.stop.as_ref())

@@ -513,6 +513,10 @@ impl Engine for UciEngine {
         }
     }
 
+    fn running(&mut self) -> bool {
+        self.process.as_mut().is_some_and(EngineProcess::running)
+    }
+
     fn abandon_think(&mut self) -> bool {
         self.stop = None;
         let Some(process) = self.process.as_mut() else {

@@ -911,6 +911,10 @@ impl Engine for XboardEngine {
         self.process.quit(&["?", "quit"], QUIT_GRACE);
     }
 
+    fn running(&mut self) -> bool {
+        self.process.running()
+    }
+
     fn abandon_think(&mut self) -> bool {
         self.stop = None;
         self.process.unwatch();

@@ -8,7 +8,7 @@
 //! that asks to be started afresh for every game (`feature reuse=0`) is.
 //!
 //! An engine that failed, stalled or was still thinking when its game ended is never
-//! kept: its next game starts it afresh. At most twice the event's concurrency are kept
+//! kept, and one that exited while it waited is let go: its next game starts it afresh. At most twice the event's concurrency are kept
 //! at once (enough for every game of a round to find its two); one more is ended. The
 //! engines left at the event's end are asked to quit.
 //!
@@ -33,11 +33,21 @@ impl Idle {
         }
     }
 
-    /// An engine of `player` kept from an earlier game, if there is one.
+    /// An engine of `player` kept from an earlier game and still running, if there is
+    /// one (those that exited meanwhile are let go).
     pub(super) fn take(&self, player: usize) -> Option<Box<dyn Engine>> {
         let mut engines = super::lock(&self.engines);
-        let at = engines.iter().rposition(|(p, _)| *p == player)?;
-        Some(engines.swap_remove(at).1)
+        loop {
+            let at = engines.iter().rposition(|(p, _)| *p == player)?;
+            let (_, mut engine) = engines.swap_remove(at);
+            if engine.running() {
+                return Some(engine);
+            }
+            log::info!(
+                "{}: exited between games; it is started afresh",
+                engine.name()
+            );
+        }
     }
 
     /// Keeps `engine`, `player`'s, for its next game; ends it when as many are kept as
@@ -77,8 +87,8 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// An engine that counts its quits.
-    struct Counted(Arc<AtomicUsize>);
+    /// An engine that counts its quits, and may have exited.
+    struct Counted(Arc<AtomicUsize>, bool);
 
     impl Engine for Counted {
         fn name(&self) -> String {
@@ -90,12 +100,27 @@ mod tests {
         fn quit(&mut self) {
             self.0.fetch_add(1, Ordering::Relaxed);
         }
+        fn running(&mut self) -> bool {
+            self.1
+        }
+    }
+
+    #[test]
+    fn an_engine_that_exited_while_it_waited_is_let_go() {
+        let quits = Arc::new(AtomicUsize::new(0));
+        let idle = Idle::new(4);
+        idle.keep(0, Box::new(Counted(Arc::clone(&quits), true)));
+        idle.keep(0, Box::new(Counted(Arc::clone(&quits), false)));
+        // The one that exited is let go; the one still running is taken.
+        let taken = idle.take(0);
+        assert!(taken.is_some_and(|mut e| e.running()));
+        assert!(idle.take(0).is_none());
     }
 
     #[test]
     fn an_engine_kept_goes_to_its_own_player_and_no_more_are_kept_than_allowed() {
         let quits = Arc::new(AtomicUsize::new(0));
-        let engine = || Box::new(Counted(Arc::clone(&quits))) as Box<dyn Engine>;
+        let engine = || Box::new(Counted(Arc::clone(&quits), true)) as Box<dyn Engine>;
         let idle = Idle::new(2);
         idle.keep(0, engine());
         idle.keep(1, engine());
