@@ -164,9 +164,21 @@ impl EngineProcess {
         self.stop = None;
     }
 
-    /// Whether the engine is still running (it was not killed, and has not exited).
+    /// Whether the engine is still running (it was not killed, and has not exited). One
+    /// found to have exited is reaped here, its status kept.
     pub fn running(&mut self) -> bool {
-        !self.killed && self.status.is_none() && matches!(self.child.try_wait(), Ok(None))
+        if self.killed || self.status.is_some() {
+            return false;
+        }
+        match self.child.try_wait() {
+            Ok(None) => true,
+            Ok(Some(status)) => {
+                forget(self.child.id());
+                self.status = Some(status);
+                false
+            }
+            Err(_) => false,
+        }
     }
 
     /// The next line by `deadline`, unless the stop fires first.
@@ -659,6 +671,26 @@ mod tests {
         assert!(took < Duration::from_secs(2), "{took:?}");
         assert!(!running().contains(&pid));
         assert!(p.send("x").is_err());
+    }
+
+    #[test]
+    fn an_engine_that_exits_is_found_not_running_and_reaped() {
+        let mut p = EngineProcess::spawn(
+            r#"sh -c "while read -r l; do case $l in quit) exit 7;; esac; done""#,
+        )
+        .unwrap();
+        let pid = p.child.id();
+        assert!(p.running());
+        p.send("quit").unwrap();
+        let started = Instant::now();
+        while p.running() {
+            assert!(started.elapsed() < Duration::from_secs(5), "it exits");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // Reaped, its status kept and its pid let go: nothing is killed later.
+        assert_eq!(p.status.and_then(|s| s.code()), Some(7));
+        assert!(!running().contains(&pid));
+        assert!(!p.running());
     }
 
     #[test]
