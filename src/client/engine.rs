@@ -219,3 +219,16 @@ pub trait Engine: Send {
         true
     }
 }
+
+/// Which engines a session leaves running at its end
+/// (`LocalSession::finish_keeping`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// None: the engine is ended (a client's).
+    No,
+    /// One that is not thinking.
+    Idle,
+    /// One that is thinking too, once it gives up its turn ([`Engine::abandon_think`]):
+    /// its game was ended from outside.
+    EvenThinking,
+}

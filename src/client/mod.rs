@@ -42,7 +42,7 @@ use crate::mediator::Eol;
 use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::memory::ClientWriter;
 use crate::transport::{Duplex, memory};
-pub use engine::{Decision, Engine, EngineError, Limit, Turn, TurnClocks};
+pub use engine::{Decision, Engine, EngineError, Keep, Limit, Turn, TurnClocks};
 use framing::{Framing, Incoming};
 use game::*;
 use line::*;
@@ -369,19 +369,6 @@ struct Driver<'a> {
     /// play again ([`session::LocalSession::finish_keeping`]), and whether it was.
     keep_engine: Keep,
     kept: bool,
-}
-
-/// Which engines a session leaves running at its end
-/// ([`session::LocalSession::finish_keeping`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Keep {
-    /// None: the engine is ended (a client's).
-    No,
-    /// One that is not thinking.
-    Idle,
-    /// One that is thinking too, once it gives up its turn ([`Engine::abandon_think`]):
-    /// its game was ended from outside.
-    EvenThinking,
 }
 
 /// A respond being thought on (by a pollable engine, [`Engine::begin_think`]).
