@@ -10,7 +10,7 @@
 //!   sides. It is sound: it never calls a position dead that either side can still win.
 //!   It is incomplete: a few dead positions (mostly constructed ones) it cannot prove,
 //!   and those play on, to the fifty- or seventy-five-move rule as before. In most
-//!   positions [`shortcut`] knows, for much less work, that the check would prove
+//!   positions `shortcut` knows, for much less work, that the check would prove
 //!   nothing for one side, and the check is not run.
 //! - [`Watch`] gives [`is_dead`]'s answer for each position of a game with less work: a
 //!   helpmate once found carries over the moves that could be taken back (see there).
@@ -35,7 +35,7 @@ pub fn is_dead(pos: &Chess) -> bool {
 }
 
 /// chasolver's fast check for both sides, unless it is sure to fail for one of them
-/// ([`shortcut`]). `moves`: the legal moves in `pos`; `last`: the move that reached it.
+/// (`shortcut`). `moves`: the legal moves in `pos`; `last`: the move that reached it.
 fn proven_dead(pos: &Chess, moves: &MoveList, last: Option<Move>) -> bool {
     if shortcut::fast_check_fails(pos, moves, last) {
         return false;
