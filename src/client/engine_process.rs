@@ -170,15 +170,18 @@ impl EngineProcess {
         if self.killed || self.status.is_some() {
             return false;
         }
-        match self.child.try_wait() {
-            Ok(None) => true,
-            Ok(Some(status)) => {
-                forget(self.child.id());
-                self.status = Some(status);
-                false
-            }
-            Err(_) => false,
+        matches!(self.try_reap(), Ok(None))
+    }
+
+    /// Reaps the engine if it has exited: its status is kept and its pid let go (so
+    /// that nothing kills that pid later). Returns the status, `None` while it runs.
+    fn try_reap(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        let status = self.child.try_wait()?;
+        if let Some(status) = status {
+            forget(self.child.id());
+            self.status = Some(status);
         }
+        Ok(status)
     }
 
     /// The next line by `deadline`, unless the stop fires first.
@@ -366,10 +369,8 @@ impl EngineProcess {
             self.stdin = None;
             let until = Instant::now() + grace;
             loop {
-                match self.child.try_wait() {
+                match self.try_reap() {
                     Ok(Some(status)) => {
-                        forget(self.child.id());
-                        self.status = Some(status);
                         log::debug!("engine {} quit ({status})", self.child.id());
                         break;
                     }
@@ -404,13 +405,8 @@ impl EngineProcess {
             return;
         }
         self.killed = true;
-        if self.status.is_none() {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                forget(self.child.id());
-                self.status = Some(status);
-            } else {
-                kill_child(&mut self.child);
-            }
+        if self.status.is_none() && !matches!(self.try_reap(), Ok(Some(_))) {
+            kill_child(&mut self.child);
         }
         log::debug!("engine {} stopped", self.child.id());
     }
@@ -433,12 +429,7 @@ impl EngineProcess {
         if self.status.is_none() {
             let until = Instant::now() + EXIT_GRACE;
             loop {
-                match self.child.try_wait() {
-                    Ok(Some(status)) => {
-                        forget(self.child.id());
-                        self.status = Some(status);
-                        break;
-                    }
+                match self.try_reap() {
                     Ok(None) if Instant::now() < until => {
                         std::thread::sleep(Duration::from_millis(10));
                     }

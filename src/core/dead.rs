@@ -23,9 +23,7 @@
 mod shortcut;
 
 use shakmaty::uci::UciMove;
-use shakmaty::{
-    Bitboard, Chess, Color, EnPassantMode, Move, MoveList, Position, Rank, Role, Square,
-};
+use shakmaty::{Chess, Color, EnPassantMode, Move, MoveList, Position, Role, Square};
 
 /// Whether neither side can checkmate by any legal sequence of moves, as far as
 /// chasolver's fast check proves it. Bare material (shakmaty's insufficient material)
@@ -187,24 +185,8 @@ fn way_back(before: &Chess, m: Move, after: &Chess, moves: &MoveList) -> bool {
 /// for about half the pawns) and no pawn without an enemy pawn on its file. Only the
 /// work depends on it, never an answer.
 fn locked_pawns(pos: &Chess) -> bool {
-    let board = pos.board();
-    let pawns = board.pawns();
-    let [white, black] = [Color::White, Color::Black].map(|c| board.by_color(c) & pawns);
-    let [white_king, black_king] =
-        [Color::White, Color::Black].map(|c| board.by_color(c) & board.kings());
-    let need = (pawns.count() as i32 / 2 - 2).max(1) as usize;
-    let blocked_white = (Bitboard(white.0 << 8) & (black | black_king)).count();
-    let blocked_black = (Bitboard(black.0 >> 8) & (white | white_king)).count();
-    if blocked_white < need && blocked_black < need {
-        return false;
-    }
-    let files = |pawns: Bitboard, last: Rank| {
-        pawns
-            .into_iter()
-            .filter(|sq| sq.rank() != last)
-            .fold(0u8, |files, sq| files | 1 << u32::from(sq.file()))
-    };
-    files(white, Rank::Seventh) == files(black, Rank::Second)
+    let enough_blocked = |side| !shortcut::few_blocked(pos, side);
+    (enough_blocked(Color::White) || enough_blocked(Color::Black)) && !shortcut::lonely_pawns(pos)
 }
 
 /// Whether chasolver's full search finds a helpmate for `color` from `pos` that
@@ -379,8 +361,8 @@ mod tests {
                 .all(|side| chasolver::is_unwinnable_fast(&board, to_color(side)))
     }
 
-    /// The watch's answer is [`is_dead`]'s, and chasolver's alone, at every ply of seeded random games, from the
-    /// start and from endgames behind locked pawns (where it carries helpmates over
+    /// The watch's answer is [`is_dead`]'s, and chasolver's alone, at every ply of
+    /// seeded random games, from the start and from endgames behind locked pawns (where it carries helpmates over
     /// many moves, as it must for the test to mean anything), and in the positions of
     /// the test set.
     #[test]

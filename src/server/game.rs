@@ -407,6 +407,13 @@ pub(super) fn play(
                 Side::Remote(..) => None,
             })
             .collect();
+        // Which engines may be played again (not the random mover: seeded per game).
+        let reusable: Vec<bool> = locals
+            .iter()
+            .map(|(_, _, player)| {
+                matches!(&cfg.players[*player], Entrant::Engine(spec) if spec.reusable())
+            })
+            .collect();
         let mut lines = Vec::with_capacity(2);
         let mut sessions = Vec::with_capacity(2);
         for (i, (engine, opts, _)) in locals.iter_mut().enumerate() {
@@ -447,23 +454,19 @@ pub(super) fn play(
             _ => Keep::Idle,
         };
         let mut kept = [false; 2];
-        for (session, kept) in pair.sessions.into_iter().zip(&mut kept) {
+        for ((session, kept), reusable) in pair.sessions.into_iter().zip(&mut kept).zip(reusable) {
+            let keep = if reusable { keep } else { Keep::No };
             let (outcome, left_running) = session.finish_keeping(keep);
             if let Err(e) = outcome {
                 log::debug!("game {}: {e}", spec.number);
             }
             *kept = left_running;
         }
-        // An engine left running is its player's for the next game (when it can be
-        // played again); one that was not has been ended.
+        // An engine left running is its player's for the next game; one that was not
+        // has been ended.
         for ((engine, _, player), kept) in locals.into_iter().zip(kept) {
-            match &cfg.players[player] {
-                Entrant::Engine(spec) if kept && spec.reusable() => event.idle.keep(player, engine),
-                _ if kept => {
-                    let mut engine = engine;
-                    engine.quit();
-                }
-                _ => {}
+            if kept {
+                event.idle.keep(player, engine);
             }
         }
         lock(controls).remove(&spec.number);

@@ -8,9 +8,10 @@
 //! that asks to be started afresh for every game (`feature reuse=0`) is.
 //!
 //! An engine that failed, stalled or was still thinking when its game ended is never
-//! kept, and one that exited while it waited is let go: its next game starts it afresh. At most twice the event's concurrency are kept
-//! at once (enough for every game of a round to find its two); one more is ended. The
-//! engines left at the event's end are asked to quit.
+//! kept, and one that exited while it waited is let go: its next game starts it
+//! afresh. At most twice the event's concurrency are kept at once (enough for every
+//! game of a round to find its two); one more is ended. The engines left at the
+//! event's end are asked to quit.
 //!
 //! [`LocalSession::finish_keeping`]: crate::client::session::LocalSession::finish_keeping
 

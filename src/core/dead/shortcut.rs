@@ -18,7 +18,7 @@
 //!
 //! - the side to move has two legal moves or more, so that no move is forced (1);
 //! - the side has mating material as chasolver counts it, and a line of legal moves
-//!   without a capture goes on as deep as the search goes ([`shuffle_line`]), so that
+//!   without a capture goes on as deep as the search goes ([`shuffle`]), so that
 //!   the search has a line it cannot close (2);
 //! - too few of its pawns are blocked, or (with more than 8 legal moves or a knight,
 //!   rook or queen on the board) some pawn is lonely (3).
@@ -45,7 +45,7 @@ pub(super) fn fast_check_fails(pos: &Chess, moves: &MoveList, last: Option<Move>
     {
         return false;
     }
-    shuffle_line(pos, moves, last)
+    shuffle(pos, moves, last).is_some()
 }
 
 fn only_pawns_and_bishops(pos: &Chess) -> bool {
@@ -57,24 +57,28 @@ fn only_pawns_and_bishops(pos: &Chess) -> bool {
 /// cannot run: too few of its pawns are blocked (its `low_entropy_candidate`), or some
 /// pawn has no enemy pawn on its file (its `has_lonely_pawns`, which rules out all but
 /// the deep search of pawns and bishops, run only with 8 legal moves or fewer).
-pub(super) fn gates_open(pos: &Chess, moves: &MoveList, side: Color) -> bool {
-    if insufficient(pos, side) {
-        return false;
-    }
+fn gates_open(pos: &Chess, moves: &MoveList, side: Color) -> bool {
+    !insufficient(pos, side)
+        && (few_blocked(pos, side)
+            || (lonely_pawns(pos) && !(only_pawns_and_bishops(pos) && moves.len() <= 8)))
+}
+
+/// Whether fewer of `side`'s pawns stand blocked (an enemy pawn or the enemy king right
+/// in front: chasolver's `nb_blocked_pawns`) than its later phases need,
+/// `max(1, pawns / 2 - 2)`.
+pub(super) fn few_blocked(pos: &Chess, side: Color) -> bool {
     let board = pos.board();
     let (ours, theirs) = (board.by_color(side), board.by_color(!side));
     let pawns = board.pawns();
-    // chasolver's `nb_blocked_pawns`, from `side`'s point of view.
     let ahead = |b: Bitboard| side.fold_wb(b.0 << 8, b.0 >> 8);
     let blocked = Bitboard(ahead(ours & pawns)) & theirs & (pawns | board.kings());
     let needed = (pawns.count() as i32 / 2 - 2).max(1) as usize;
     blocked.count() < needed
-        || (lonely_pawns(pos) && !(only_pawns_and_bishops(pos) && moves.len() <= 8))
 }
 
 /// chasolver's `has_lonely_pawns` (the same for both sides): the files of White's pawns
 /// not on the seventh rank differ from those of Black's not on the second.
-fn lonely_pawns(pos: &Chess) -> bool {
+pub(super) fn lonely_pawns(pos: &Chess) -> bool {
     let board = pos.board();
     let files = |side: Color, skip: Rank| {
         (board.by_color(side) & board.pawns())
@@ -115,12 +119,6 @@ fn insufficient(pos: &Chess, side: Color) -> bool {
         }
     }
     false
-}
-
-/// Whether both sides can shuffle from `pos` and back without a capture, as
-/// [`shuffle`] finds.
-pub(super) fn shuffle_line(pos: &Chess, moves: &MoveList, last: Option<Move>) -> bool {
-    shuffle(pos, moves, last).is_some()
 }
 
 /// Two moves `a` (one of `moves`) and `b` (the reverse of `last`, or one of the other
