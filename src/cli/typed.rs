@@ -2,15 +2,13 @@
 //! `--resume` refuses a typed option that contradicts the journal, and an event file's
 //! key gives way to the same option typed.
 
-use std::collections::BTreeSet;
-
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 
 /// The options of one subcommand whose values came from the command line, by their clap
 /// ids (`games` for `--games`, `port_a` for the first port).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Typed(BTreeSet<String>);
+pub struct Typed(Vec<String>);
 
 impl Typed {
     /// The options of `matches` (a subcommand's matches) whose value was typed; none when
@@ -31,16 +29,43 @@ impl Typed {
 
     /// Whether the option `id` was typed.
     pub fn has(&self, id: &str) -> bool {
-        self.0.contains(id)
+        self.0.iter().any(|typed| typed == id)
     }
 
-    /// The options typed, by id, in order of their ids (not of the command line); the
-    /// groups clap makes of argument structs (`ServeArgs`) are no options and are left
-    /// out.
+    /// The options typed, by id, in the order clap lists them (not that of the command
+    /// line); the groups clap makes of argument structs (`ServeArgs`) are no options and
+    /// are left out.
     pub fn options(&self) -> impl Iterator<Item = &str> {
         self.0
             .iter()
             .map(String::as_str)
             .filter(|id| id.starts_with(|c: char| c.is_ascii_lowercase()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Typed;
+    use crate::cli::Cli;
+
+    fn typed(args: &[&str]) -> Vec<String> {
+        let matches = Cli::command()
+            .try_get_matches_from(["argus", "serial"].iter().chain(args))
+            .unwrap();
+        let typed = Typed::from_matches(matches.subcommand_matches("serial"));
+        let mut ids: Vec<String> = typed.options().map(str::to_string).collect();
+        ids.sort();
+        ids
+    }
+
+    #[test]
+    fn only_the_options_typed_count_not_the_defaults() {
+        assert_eq!(typed(&["--resume", "j.jsonl"]), ["resume"]);
+        assert_eq!(
+            typed(&["a", "b", "--games", "1", "--unattended", "--resume", "j"]),
+            ["games", "port_a", "port_b", "resume", "unattended"]
+        );
     }
 }

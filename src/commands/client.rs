@@ -1,6 +1,20 @@
 //! `argus client`: a player's side, over a serial port or TCP, with its engine.
 
-use super::super::*;
+use std::io;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use argus::cli::ClientArgs;
+use argus::client::human::HumanEngine;
+use argus::client::random::RandomEngine;
+use argus::client::uci::UciEngine;
+use argus::client::xboard::XboardEngine;
+use argus::client::{self, ClientOptions, Engine};
+use argus::transport::{Duplex, serial, tcp};
+
+use super::interrupt::INTERRUPTED;
 
 /// The player named by `--engine`.
 pub(crate) fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {

@@ -1,10 +1,26 @@
 //! `argus demo`: a short match between two built-in random movers over pty pairs (in-memory
 //! lines where there are no ptys: Windows).
 
-use super::super::*;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use argus::cli::DemoArgs;
+use argus::client::random::RandomEngine;
+use argus::client::{self, ClientOptions};
+use argus::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Referee};
+use argus::mediator::journal::{self, Event, Journal};
+use argus::mediator::{self, Eol, Line, PrintWatcher, Records, Watcher};
 use argus::transport::{LOCAL_PAIRS, local_pair};
 use argus::watch::feed::MatchFeed;
+use argus::watch::live::Live;
 
+use super::interrupt::interrupts;
+use super::today;
+use super::views::start_page;
+
+/// `argus demo`: the match played, then a line a game and where its files are.
 pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     // The demo appends its games to the PGN file and writes a journal of its own, next
     // to it; it never replaces a file.
@@ -37,13 +53,8 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     };
     let live = match &args.http {
         Some(addr) => {
-            let live = std::sync::Arc::new(argus::watch::live::Live::new());
-            super::start_page(
-                addr,
-                &config.event,
-                &config.site,
-                std::sync::Arc::clone(&live),
-            )?;
+            let live = Arc::new(Live::new());
+            start_page(addr, &config.event, &config.site, Arc::clone(&live))?;
             Some(live)
         }
         None => None,
@@ -101,14 +112,14 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     );
     // The demo's games are few: it keeps a line per game for the summary at the end.
     struct DemoWatcher(Vec<String>, Option<MatchFeed<()>>);
-    impl mediator::Watcher for DemoWatcher {
-        fn notice(&mut self, notice: &argus::core::Notice) {
+    impl Watcher for DemoWatcher {
+        fn notice(&mut self, notice: &Notice) {
             PrintWatcher.notice(notice);
             if let Some(feed) = &mut self.1 {
                 feed.notice(notice);
             }
         }
-        fn game_over(&mut self, g: &argus::core::GameReport) {
+        fn game_over(&mut self, g: &GameReport) {
             if let Some(feed) = &mut self.1 {
                 feed.game_over(g);
             }

@@ -1,28 +1,37 @@
-//! The subcommands of the `argus` binary that need more than a few lines, one file
-//! each (the others are in `main.rs`).
+//! The subcommands of the `argus` binary, one room each: what was typed (the library's
+//! `cli`) resolved and run. The helpers more than one of them uses are named modules
+//! here: the views, the interrupts, the standby stream.
 
 pub(crate) mod client;
 pub(crate) mod demo;
+pub(crate) mod epd;
+pub(crate) mod field;
+pub(crate) mod interrupt;
 pub(crate) mod observe;
 pub(crate) mod replay;
+pub(crate) mod serial;
 pub(crate) mod serve;
-pub(crate) mod serve_console;
+pub(crate) mod standby;
+pub(crate) mod views;
 
-/// Starts the audience's page (`--http ADDR`) on the views' model `live` (which the
-/// terminal view may share), and says where it is.
-pub(crate) fn start_page(
-    addr: &str,
-    event: &str,
-    site: &str,
-    live: std::sync::Arc<argus::watch::live::Live>,
-) -> anyhow::Result<()> {
-    use argus::watch::http;
-    let addr = http::parse_addr(addr).map_err(anyhow::Error::msg)?;
-    let names = http::Names {
-        event: event.to_string(),
-        site: site.to_string(),
-    };
-    let bound = http::serve(addr, std::sync::Arc::clone(&live), names)?;
-    println!("argus: the games are shown at http://{bound}/ (live PGN at http://{bound}/live.pgn)");
-    Ok(())
+/// Today's date for a PGN header (`2026.11.28`) and a stamp for a file name
+/// (`20261128-161819`), in UTC.
+pub(crate) fn today() -> (String, String) {
+    let now = time::OffsetDateTime::now_utc();
+    let date = format!(
+        "{:04}.{:02}.{:02}",
+        now.year(),
+        u8::from(now.month()),
+        now.day()
+    );
+    let stamp = format!(
+        "{:04}{:02}{:02}-{:02}{:02}{:02}",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    );
+    (date, stamp)
 }

@@ -4,13 +4,24 @@
 //! `--takeover-after SECS` of silence: then it goes on as `--resume DIR` does, an
 //! event listening on its own `--listen`, a match on the serial ports of `--ports`.
 
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use argus::cli::ObserveArgs;
-use argus::core::Notice;
-use argus::mediator::standby::observer::{self, Copies, Follow, From, Outcome};
+use anyhow::{Context, Result, bail};
+use clap::{CommandFactory, FromArgMatches};
 
-use super::super::*;
+use argus::cli::{Cli, Command, ObserveArgs, Typed};
+use argus::core::Notice;
+use argus::mediator;
+use argus::mediator::standby::observer::{self, Copies, Follow, From, Outcome};
+use argus::watch::live::Live;
+
+use super::views::start_page;
+use super::{serial, serve};
 
 /// Set when the operator types `takeover`.
 static ASKED: AtomicBool = AtomicBool::new(false);
@@ -35,7 +46,7 @@ fn console() -> Result<()> {
                             "argus observe: the match runs unattended here (Ctrl-C stops it, to go on with --resume)"
                         );
                     } else {
-                        super::serve_console::line(&text, &super::serve::REQUESTS, None);
+                        serve::console::line(&text, &serve::REQUESTS, None);
                     }
                     continue;
                 }
@@ -111,6 +122,8 @@ fn ready(args: &ObserveArgs) -> Result<observer::Holding, String> {
     Ok(holding)
 }
 
+/// `argus observe`: the primary followed until it dies or the operator takes over, then
+/// its event or match run here.
 pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
     // A PRIMARY that is no address is said at once, not tried for ever.
     if args
@@ -127,7 +140,7 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot make the folder {}", args.out.display()))?;
     let live = args.http.as_ref().map(|_| Arc::new(Live::new()));
     if let (Some(addr), Some(live)) = (&args.http, &live) {
-        super::start_page(addr, "?", "?", Arc::clone(live))?;
+        start_page(addr, "?", "?", Arc::clone(live))?;
     }
     // The live replay feeds the views: an event's games by number, a match's through
     // the serial mode's feed.
@@ -266,14 +279,15 @@ fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
             dir.clone().into_os_string(),
             "--unattended".into(),
         ];
-        let Command::Serve(serve) = <Cli as clap::Parser>::try_parse_from(argv)?.command else {
+        let Command::Serve(serve_args) = <Cli as clap::Parser>::try_parse_from(argv)?.command
+        else {
             bail!("argus serve --resume: not parsed as argus serve");
         };
-        let took_over = super::serve::TookOver {
+        let took_over = serve::TookOver {
             listen: args.listen,
             live,
         };
-        return super::serve::run_serve_as(*serve, None, Some(took_over));
+        return serve::run(*serve_args, None, Some(took_over));
     };
     // A match: its one journal, on the ports given (ready() checked there are two).
     let [port_a, port_b] = args.ports.as_slice() else {
@@ -291,15 +305,15 @@ fn take_over(args: &ObserveArgs, live: Option<Arc<Live>>) -> Result<ExitCode> {
         "--plain".into(),
     ];
     let matches = Cli::command().try_get_matches_from::<_, std::ffi::OsString>(argv)?;
-    let Command::Serial(serial) = Cli::from_arg_matches(&matches)?.command else {
+    let Command::Serial(serial_args) = Cli::from_arg_matches(&matches)?.command else {
         bail!("argus serial --resume: not parsed as argus serial");
     };
-    let given = resume_args::Given::from_matches(matches.subcommand_matches("serial"));
-    let mut plan = plan_resume(&serial, &given, &journal, None)?;
+    let typed = Typed::from_matches(matches.subcommand_matches("serial"));
+    let mut plan = serial::plan::resume(&serial_args, &typed, &journal, None)?;
     // The games go to the copy's PGN file, which the observer made from the journal.
     if let Some(name) = plan.pgn.file_name() {
         plan.pgn = dir.join(name);
     }
     plan.live = live;
-    run_plan(plan)
+    serial::run::run(plan)
 }

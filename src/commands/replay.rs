@@ -2,8 +2,21 @@
 //! recorded side played to a live program (`--as`): a referee or a client on a port,
 //! or an engine that argus runs itself (`--as referee --engine`).
 
-use super::super::*;
-use argus::mediator::live_replay::{LiveOptions, Pace, Role};
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use argus::cli::{ReplayArgs, RoleArg};
+use argus::client;
+use argus::core::Port;
+use argus::mediator::journal;
+use argus::mediator::live_replay::{self, LiveOptions, Pace, Role};
+use argus::transport::memory;
+
+use super::client::engine_of;
 
 /// How `args` asks to replay, as `role`.
 fn live_options(args: &ReplayArgs, role: Role) -> LiveOptions {
@@ -18,9 +31,9 @@ fn live_options(args: &ReplayArgs, role: Role) -> LiveOptions {
     options
 }
 
+/// `argus replay --as ROLE --port PORT`: the recorded side played to the live program on
+/// the port.
 fn replay_live(args: &ReplayArgs, role: RoleArg, port: &str) -> Result<ExitCode> {
-    use argus::core::Port;
-    use argus::mediator::live_replay;
     let port_of = |r: RoleArg| if r == RoleArg::B { Port::B } else { Port::A };
     let role = match role {
         RoleArg::Referee => Role::Referee {
@@ -42,15 +55,13 @@ fn replay_live(args: &ReplayArgs, role: RoleArg, port: &str) -> Result<ExitCode>
 /// that argus runs itself, as an `argus client` session on an in-memory line that signs
 /// on as the recorded player did (its `tcsi` address and name, sealed or not).
 fn replay_to_engine(args: &ReplayArgs, engine: &str) -> Result<ExitCode> {
-    use argus::core::Port;
-    use argus::mediator::live_replay;
     let port = if args.client == RoleArg::B {
         Port::B
     } else {
         Port::A
     };
     let signed = live_replay::recorded_sign_on(&args.journal, port)?;
-    let mut engine = commands::client::engine_of(engine, &args.options, args.limit, (1, 0), None)?;
+    let mut engine = engine_of(engine, &args.options, args.limit, (1, 0), None)?;
     let opts = client::ClientOptions {
         name: Some(signed.name),
         address: signed.address,
@@ -61,25 +72,24 @@ fn replay_to_engine(args: &ReplayArgs, engine: &str) -> Result<ExitCode> {
         restarts: Some(0),
     };
     let options = live_options(args, Role::Referee { client: port });
-    let (mut referee_end, client_end) = argus::transport::memory::pair();
+    let (mut referee_end, client_end) = memory::pair();
     // The recorded `disconnect` is not passed on: it would stop the engine before it
     // could fail where it failed (the recording's disconnect followed its failure at
     // once); the client is stopped below, once it has had its time.
     referee_end.writer = Box::new(WithoutDisconnect(referee_end.writer));
     let stop = client::Stop::new();
-    let ended = std::sync::atomic::AtomicBool::new(false);
+    let ended = AtomicBool::new(false);
     let (report, failed) = std::thread::scope(|scope| {
         let client = scope.spawn(|| {
             let outcome = client::run_until(client_end, &mut *engine, &opts, &stop);
-            ended.store(true, std::sync::atomic::Ordering::SeqCst);
+            ended.store(true, Ordering::SeqCst);
             outcome
         });
         let report = live_replay::play(&args.journal, referee_end, &options);
         // The engine's last turn may still be under way: a failure there is what is
         // looked for.
-        let grace = std::time::Instant::now() + Duration::from_secs(3);
-        while !ended.load(std::sync::atomic::Ordering::SeqCst) && std::time::Instant::now() < grace
-        {
+        let grace = Instant::now() + Duration::from_secs(3);
+        while !ended.load(Ordering::SeqCst) && Instant::now() < grace {
             std::thread::sleep(Duration::from_millis(20));
         }
         stop.fire(client::StopReason::Disconnect);
@@ -117,6 +127,8 @@ impl Write for WithoutDisconnect {
     }
 }
 
+/// `argus replay`: a journal replayed to PGN and checked, or one side of it played to a
+/// live program (`--as`).
 pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<ExitCode> {
     if let (Some(role), Some(port)) = (args.role, &args.port) {
         return replay_live(&args, role, port);

@@ -11,47 +11,20 @@
 //! match ran unattended, where the audience's page is served (`--http`), and what the
 //! journal does not hold (the date).
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
-use clap::ArgMatches;
-use clap::parser::ValueSource;
 
 use argus::core::{DrawRule, IllegalRule, MatchConfig};
 use argus::mediator::config::EventConfig;
 use argus::mediator::journal::Rebuilt;
 use argus::transport::serial::{ParityName, SerialSettings};
 
-use argus::cli::{DrawRuleArg, IllegalArg, SerialArgs};
+use argus::cli::{DrawRuleArg, IllegalArg, SerialArgs, Typed};
+use argus::openings::read_openings;
 
-use super::{eol_name, read_openings};
-
-/// The options of `argus serial` typed on the command line, by their clap ids.
-#[derive(Debug, Default)]
-pub(crate) struct Given(BTreeSet<String>);
-
-impl Given {
-    /// The options of `matches` whose value came from the command line (not a default).
-    pub(crate) fn from_matches(matches: Option<&ArgMatches>) -> Given {
-        let Some(matches) = matches else {
-            return Given::default();
-        };
-        Given(
-            matches
-                .ids()
-                .map(|id| id.as_str())
-                .filter(|id| matches.value_source(id) == Some(ValueSource::CommandLine))
-                .map(str::to_string)
-                .collect(),
-        )
-    }
-
-    fn has(&self, id: &str) -> bool {
-        self.0.contains(id)
-    }
-}
+use super::eol_name;
 
 /// Where a value compared with the journal was given.
 #[derive(Clone, Copy)]
@@ -206,7 +179,7 @@ impl Check<'_> {
 }
 
 /// Checks the options given with `--resume` against the journal `rebuilt` was rebuilt
-/// from (at `journal`): the command line's (`args`, of which only those in `given`
+/// from (at `journal`): the command line's (`args`, of which only those in `typed`
 /// count) and, with `--config`, every value of the event file.
 ///
 /// # Errors
@@ -215,7 +188,7 @@ impl Check<'_> {
 /// openings file that cannot be read.
 pub(crate) fn check(
     args: &SerialArgs,
-    given: &Given,
+    typed: &Typed,
     event: Option<(&Path, &EventConfig)>,
     rebuilt: &Rebuilt,
     journal: &Path,
@@ -233,31 +206,31 @@ pub(crate) fn check(
     let line = &args.line;
     let settings = line.settings();
     for (id, option, field) in line_fields(false) {
-        if given.has(id) {
+        if typed.has(id) {
             check.line(flag(option), &settings, &[0, 1], field)?;
         }
     }
-    if given.has("eol") {
+    if typed.has("eol") {
         check.eol(flag("eol"), eol_name(line.eol), str::to_string)?;
     }
-    if given.has("tc") {
+    if typed.has("tc") {
         check.same(flag("tc"), &args.tc, &config.time_control, |tc| {
             tc.to_string()
         })?;
     }
-    if given.has("games") {
+    if typed.has("games") {
         check.same(flag("games"), &args.games, &config.games, u32::to_string)?;
     }
-    if given.has("openings") {
+    if typed.has("openings") {
         check.openings(flag("openings"), args.openings.as_deref())?;
     }
-    if given.has("event") {
+    if typed.has("event") {
         check.same(flag("event"), args.event.as_str(), &config.event, quote)?;
     }
-    if given.has("site") {
+    if typed.has("site") {
         check.same(flag("site"), args.site.as_str(), &config.site, quote)?;
     }
-    if given.has("round") {
+    if typed.has("round") {
         check.same(flag("round"), &args.round, &config.round, |r| {
             optional(r, "none (the game number)")
         })?;
@@ -267,21 +240,21 @@ pub(crate) fn check(
         ("name_b", "name-b", &args.name_b),
     ];
     for (i, (id, option, name)) in names.into_iter().enumerate() {
-        if given.has(id) {
+        if typed.has(id) {
             check.same(flag(option), name, &config.names[i], |n| {
                 optional(n, "none (the name its player signs on with)")
             })?;
         }
     }
-    if given.has("pgn") {
+    if typed.has("pgn") {
         check.pgn(flag("pgn"), &args.pgn)?;
     }
-    if given.has("journal")
+    if typed.has("journal")
         && let Some(path) = &args.journal
     {
         check.journal(flag("journal"), path)?;
     }
-    if given.has("reset_delay") {
+    if typed.has("reset_delay") {
         check.same(
             flag("reset-delay"),
             &args.reset_delay,
@@ -289,7 +262,7 @@ pub(crate) fn check(
             secs,
         )?;
     }
-    if given.has("conclude_delay") {
+    if typed.has("conclude_delay") {
         check.same(
             flag("conclude-delay"),
             &args.conclude_delay,
@@ -297,14 +270,14 @@ pub(crate) fn check(
             secs,
         )?;
     }
-    if given.has("draw_rule") {
+    if typed.has("draw_rule") {
         let rule = match args.draw_rule {
             DrawRuleArg::Auto => DrawRule::Auto,
             DrawRuleArg::Claim => DrawRule::Claim,
         };
         check.same(flag("draw-rule"), &rule, &config.draw_rule, draw_name)?;
     }
-    if given.has("illegal") {
+    if typed.has("illegal") {
         let rule = match args.illegal {
             IllegalArg::Loss => IllegalRule::Loss,
             IllegalArg::Fault => IllegalRule::Fault,
@@ -314,14 +287,14 @@ pub(crate) fn check(
     // A supervisor decides what a sign_off (and, under --illegal fault, an illegal
     // move) costs: the game pauses for a decision. That rule is the journal's and cannot
     // change, and without a console nobody could decide.
-    if given.has("unattended") && args.unattended && config.attended {
+    if typed.has("unattended") && args.unattended && config.attended {
         return Err(check.contradiction(
             flag("unattended"),
             None,
             &format!("{SUPERVISOR}; resume without --unattended"),
         ));
     }
-    if given.has("no_wire_compensation")
+    if typed.has("no_wire_compensation")
         && args.no_wire_compensation
         && config.wire.byte_time.iter().any(Option::is_some)
     {
@@ -565,25 +538,6 @@ mod tests {
 
     use argus::cli::Cli;
 
-    use super::Given;
-
-    fn given(args: &[&str]) -> Vec<String> {
-        let matches = Cli::command()
-            .try_get_matches_from(["argus", "serial"].iter().chain(args))
-            .unwrap();
-        let given = Given::from_matches(matches.subcommand_matches("serial"));
-        given.0.into_iter().collect()
-    }
-
-    #[test]
-    fn only_the_options_typed_count_not_the_defaults() {
-        assert_eq!(given(&["--resume", "j.jsonl"]), ["resume"]);
-        assert_eq!(
-            given(&["a", "b", "--games", "1", "--unattended", "--resume", "j"]),
-            ["games", "port_a", "port_b", "resume", "unattended"]
-        );
-    }
-
     /// Every option of `argus serial` is compared with the journal by `check`, or is
     /// one that may differ: a new option must be added there, and here.
     #[test]
@@ -633,7 +587,7 @@ mod tests {
             let id = arg.get_id().as_str();
             assert!(
                 id == "help" || known.contains(&id),
-                "--{id}: compare it with the journal in resume_args::check"
+                "--{id}: compare it with the journal in resume_check::check"
             );
         }
     }

@@ -1,0 +1,272 @@
+//! What `argus serial` runs, resolved from what was typed: a new match from the command
+//! line or an event file, or a match taken over from the journal of a referee that
+//! died (checked against what was typed by `resume_check`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Result, bail};
+use argus::cli::{SerialArgs, StandbyArgs, Typed};
+use argus::core::{MatchConfig, WireTiming};
+use argus::mediator::Eol;
+use argus::mediator::config::EventConfig;
+use argus::mediator::journal;
+use argus::openings::read_openings;
+use argus::transport::serial::{self, SerialSettings};
+use argus::watch::live::Live;
+
+use super::resume_check;
+use crate::commands::today;
+
+/// Everything a serial session needs, from the command line, a config file or the
+/// journal of a referee that died.
+pub(crate) struct Plan {
+    pub(crate) ports: [String; 2],
+    pub(crate) lines: [SerialSettings; 2],
+    pub(crate) eol: Eol,
+    pub(crate) pgn: PathBuf,
+    pub(crate) journal: PathBuf,
+    pub(crate) start: Start,
+    /// Whether the supervisor's console reads standard input.
+    pub(crate) attended: bool,
+    /// Whether the settings came from an event file (`--config`).
+    pub(crate) from_config: bool,
+    /// Where the audience's page is served (`--http`), when it is.
+    pub(crate) http: Option<String>,
+    /// Plain lines, never the terminal view (`--plain`).
+    pub(crate) plain: bool,
+    /// The standby stream (`--standby-listen`, `--standby-sync`).
+    pub(crate) standby: StandbyArgs,
+    /// The views, made already (by an observer that takes over).
+    pub(crate) live: Option<Arc<Live>>,
+}
+
+pub(crate) enum Start {
+    /// A new match.
+    New(Box<MatchConfig>),
+    /// A match taken over from a journal.
+    Resume(Box<journal::Rebuilt>),
+}
+
+/// The match `args` describes (of which `typed` were typed): taken over from its
+/// journal with `--resume` (or `--continue` when the journal exists), from an event file
+/// with `--config`, or from the command line alone.
+pub(crate) fn resolve(args: SerialArgs, typed: &Typed) -> Result<Plan> {
+    if args.continue_match && args.resume.is_none() {
+        let named = match &args.config {
+            Some(file) => EventConfig::load(file)?.journal,
+            None => args.journal.clone(),
+        };
+        let Some(journal) = named else {
+            bail!(
+                "--continue needs the journal's name, to know whether the match has begun: give --journal (or `journal` in the event file)"
+            );
+        };
+        if journal.exists() {
+            println!(
+                "argus: {} exists: going on with its match",
+                journal.display()
+            );
+            return resume(&args, typed, &journal, args.config.as_deref());
+        }
+    }
+    match (&args.resume, &args.config) {
+        (Some(journal), config) => resume(&args, typed, journal, config.as_deref()),
+        (None, Some(file)) => from_config(file, args.unattended, args.plain),
+        (None, None) => new(args),
+    }
+}
+
+fn new(args: SerialArgs) -> Result<Plan> {
+    let (Some(port_a), Some(port_b)) = (args.port_a.clone(), args.port_b.clone()) else {
+        bail!("give two ports (or --resume JOURNAL)");
+    };
+    let openings = match &args.openings {
+        Some(path) => read_openings(path)?,
+        None => Vec::new(),
+    };
+    let (date, stamp) = today();
+    let config = MatchConfig {
+        event: args.event,
+        site: args.site,
+        date,
+        round: args.round,
+        names: [args.name_a, args.name_b],
+        port_labels: [port_a.clone(), port_b.clone()],
+        time_control: args.tc,
+        games: args.games,
+        openings,
+        reset_delay: args.reset_delay,
+        conclude_delay: args.conclude_delay,
+        draw_rule: args.draw_rule.into(),
+        illegal: args.illegal.into(),
+        attended: !args.unattended,
+        hosted: false,
+        time_margin: Default::default(),
+        time_odds: Default::default(),
+        wire: wire_timing(
+            [&port_a, &port_b],
+            &args.line.settings(),
+            args.line.baud.is_some(),
+            !args.no_wire_compensation,
+            args.line.eol,
+        ),
+    };
+    let settings = args.line.settings();
+    Ok(Plan {
+        ports: [port_a, port_b],
+        lines: [settings.clone(), settings],
+        eol: args.line.eol,
+        pgn: args.pgn,
+        journal: args
+            .journal
+            .unwrap_or_else(|| PathBuf::from(format!("argus-{stamp}.jsonl"))),
+        start: Start::New(Box::new(config)),
+        attended: !args.unattended,
+        from_config: false,
+        http: args.http,
+        plain: args.plain,
+        standby: args.standby,
+        live: None,
+    })
+}
+
+/// What the referee knows of its lines' rates: a real serial port's from its settings,
+/// a pty's only when the rate was given explicitly.
+fn wire_timing(
+    ports: [&str; 2],
+    settings: &SerialSettings,
+    explicit: bool,
+    compensate: bool,
+    eol: Eol,
+) -> WireTiming {
+    WireTiming {
+        byte_time: ports.map(|p| {
+            compensate
+                .then(|| serial::known_byte_time(p, settings, explicit))
+                .flatten()
+        }),
+        eol_bytes: eol.bytes().len() as u8,
+    }
+}
+
+/// The match of the event file `file`; `unattended` from the command line, or from the
+/// file, runs it without a supervisor; `plain` (the command line's) never shows the
+/// terminal view.
+fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
+    let event = EventConfig::load(file)?;
+    let unattended = unattended || event.unattended;
+    let openings = match &event.openings {
+        Some(path) => read_openings(path)?,
+        None => Vec::new(),
+    };
+    let (date, stamp) = today();
+    let [a, b] = &event.ports;
+    let config = MatchConfig {
+        event: event.event.clone(),
+        site: event.site.clone(),
+        date,
+        round: event.round.clone(),
+        names: [a.name.clone(), b.name.clone()],
+        port_labels: [a.port.clone(), b.port.clone()],
+        time_control: event.time_control.clone(),
+        games: event.games,
+        openings,
+        reset_delay: event.reset_delay,
+        conclude_delay: event.conclude_delay,
+        draw_rule: event.draw_rule,
+        illegal: event.illegal,
+        attended: !unattended,
+        hosted: false,
+        time_margin: Default::default(),
+        time_odds: Default::default(),
+        wire: event.wire_timing(),
+    };
+    Ok(Plan {
+        ports: [a.port.clone(), b.port.clone()],
+        lines: [a.line.clone(), b.line.clone()],
+        eol: event.eol,
+        journal: event.journal_path(&stamp),
+        pgn: event.pgn.clone(),
+        start: Start::New(Box::new(config)),
+        attended: !unattended,
+        from_config: true,
+        http: event.http.clone(),
+        plain,
+        standby: StandbyArgs {
+            standby_listen: event.standby_listen,
+            standby_sync: event.standby_sync,
+            standby_key: event.standby_key.clone(),
+        },
+        live: None,
+    })
+}
+
+/// The match of the journal at `journal_path`, taken over. The options given too (on
+/// the command line, or in the event file `config`) must agree with the journal, but
+/// for the ports: those given replace the journal's.
+pub(crate) fn resume(
+    args: &SerialArgs,
+    typed: &Typed,
+    journal_path: &Path,
+    config: Option<&Path>,
+) -> Result<Plan> {
+    let event = config.map(EventConfig::load).transpose()?;
+    let rebuilt = journal::rebuild(journal_path)?;
+    resume_check::check(
+        args,
+        typed,
+        config.zip(event.as_ref()),
+        &rebuilt,
+        journal_path,
+    )?;
+    let port = |i: usize| {
+        let given = if i == 0 { &args.port_a } else { &args.port_b };
+        given
+            .clone()
+            .or_else(|| event.as_ref().map(|e| e.ports[i].port.clone()))
+            .unwrap_or_else(|| rebuilt.ports[i].clone())
+    };
+    let ports = [port(0), port(1)];
+    let lines = rebuilt.lines.clone().unwrap_or_else(|| match &event {
+        Some(e) => [e.ports[0].line.clone(), e.ports[1].line.clone()],
+        None => {
+            let settings = args.line.settings();
+            [settings.clone(), settings]
+        }
+    });
+    let eol = match rebuilt.eol.as_deref() {
+        Some("crlf") => Eol::Crlf,
+        Some(_) => Eol::Lf,
+        None => event.as_ref().map_or(args.line.eol, |e| e.eol),
+    };
+    let pgn = rebuilt
+        .pgn
+        .clone()
+        .or_else(|| event.as_ref().map(|e| e.pgn.clone()))
+        .unwrap_or_else(|| args.pgn.clone());
+    Ok(Plan {
+        ports,
+        lines,
+        eol,
+        pgn,
+        journal: journal_path.to_path_buf(),
+        start: Start::Resume(Box::new(rebuilt)),
+        attended: !(args.unattended || event.as_ref().is_some_and(|e| e.unattended)),
+        from_config: config.is_some(),
+        http: args
+            .http
+            .clone()
+            .or_else(|| event.as_ref().and_then(|e| e.http.clone())),
+        plain: args.plain,
+        standby: match (&args.standby.standby_listen, &event) {
+            (None, Some(e)) => StandbyArgs {
+                standby_listen: e.standby_listen,
+                standby_sync: e.standby_sync,
+                standby_key: e.standby_key.clone(),
+            },
+            _ => args.standby.clone(),
+        },
+        live: None,
+    })
+}

@@ -1,0 +1,146 @@
+//! What `argus serve` prints as its event goes: a line when a player takes a seat, a
+//! game starts or ends, the SPRT or the ratings move, and the console's answers.
+
+use argus::core::Notice;
+use argus::mediator::is_warning;
+use argus::openings::Order;
+use argus::server::{Progress, ServeConfig, TakenBy};
+
+/// The lines of an event's progress, with what they need to remember: the players'
+/// names (a seat's changes once its player signs on) and how many games are shown as
+/// scheduled (a knockout's tie-breaks come on top of its schedule).
+pub(super) struct ProgressLines {
+    names: Vec<String>,
+    two: bool,
+    shown: usize,
+    scheduled: usize,
+}
+
+impl ProgressLines {
+    /// The lines of the event `cfg`, of `scheduled` games.
+    pub(super) fn new(cfg: &ServeConfig, scheduled: usize) -> ProgressLines {
+        ProgressLines {
+            names: cfg.players.iter().map(|p| p.name().to_string()).collect(),
+            two: cfg.players.len() == 2,
+            shown: scheduled,
+            scheduled,
+        }
+    }
+
+    /// Prints what `p` says (warnings and details through the log).
+    pub(super) fn show(&mut self, p: Progress<'_>) {
+        let ProgressLines {
+            names,
+            two,
+            shown,
+            scheduled,
+        } = self;
+        match p {
+            Progress::Seated(i, seat) => {
+                println!(
+                    "argus serve: {} takes seat {} ({})",
+                    seat.name,
+                    seat.number,
+                    match seat.taken {
+                        Some(TakenBy::Address) => "no name in its sign_on: named by its address",
+                        _ => "by its name",
+                    }
+                );
+                names[i].clone_from(&seat.name);
+            }
+            Progress::Started(g) => {
+                // A knockout's tie-breaks come on top of its schedule.
+                *shown = (*shown).max(g.number as usize);
+                println!(
+                    "game {}/{shown} (round {}): {} vs {}",
+                    g.number, g.round, names[g.white], names[g.black]
+                );
+            }
+            Progress::Finished(g, report, standings) => {
+                println!(
+                    "game {}/{shown}: {} vs {}: {} ({})",
+                    g.number, report.white, report.black, report.result, report.reason
+                );
+                if *two {
+                    println!(
+                        "score: {} {} - {} {}",
+                        names[0],
+                        f64::from(standings.half_points(0)) / 2.0,
+                        f64::from(standings.half_points(1)) / 2.0,
+                        names[1]
+                    );
+                }
+            }
+            Progress::Failed(g, why) => eprintln!("error: game {}: {why}", g.number),
+            Progress::Sprt(sprt) => println!("{}", sprt.line()),
+            Progress::Ratings(games, ratings) => {
+                print!("ratings after {games} game(s):\n{}", ratings.text());
+            }
+            Progress::Knockout(m) => println!("knockout round {}: {}", m.round, m.describe(names)),
+            Progress::Status(status) => {
+                for game in &status.games {
+                    let g = &game.spec;
+                    println!(
+                        "status: game {}/{scheduled} (round {}): {} vs {}: {game}",
+                        g.number, g.round, names[g.white], names[g.black]
+                    );
+                }
+                println!(
+                    "status: {} of {} game(s) done, {} under way{}",
+                    status.done,
+                    status.scheduled,
+                    status.games.len(),
+                    if status.draining {
+                        "; no new game starts"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            Progress::Draining(0) => {
+                println!("argus serve: no new game starts; no game is under way");
+            }
+            Progress::Draining(n) => {
+                println!("argus serve: no new game starts; {n} game(s) under way finish first");
+            }
+            Progress::Console(text) => println!("argus serve: {text}"),
+            // The answers to the supervisor's commands for a game.
+            Progress::Notice(
+                g,
+                notice @ (Notice::Supervisor { .. }
+                | Notice::ClockChanged { .. }
+                | Notice::Paused { .. }
+                | Notice::Unpaused),
+            ) => println!("game {}: {notice}", g.number),
+            Progress::Notice(g, notice) if is_warning(notice) => {
+                log::warn!("game {}: {notice}", g.number);
+            }
+            Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
+        }
+    }
+}
+
+/// What an event's openings are, in a line: how many, from where, in which order (the
+/// seed that repeats a random one).
+pub(super) fn openings_line(cfg: &ServeConfig) -> Option<String> {
+    let spec = cfg.openings_from.as_ref()?;
+    let mut line = format!(
+        "argus serve: openings: {} from {}",
+        cfg.openings.len(),
+        spec.file.display()
+    );
+    if let Some(plies) = spec.plies {
+        line.push_str(&format!(" (at most {plies} plies of each game)"));
+    }
+    if spec.start != 1 {
+        line.push_str(&format!(", from its opening {}", spec.start));
+    }
+    if spec.order == Order::Random {
+        line.push_str(&format!(
+            ", in random order (--srand {})",
+            cfg.srand.unwrap_or(0)
+        ));
+    }
+    line.push_str(&format!(", {} game(s) each", cfg.repeat));
+    Some(line)
+}
