@@ -6,7 +6,6 @@
 
 use std::fs;
 use std::io;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -102,7 +101,7 @@ fn ready(args: &ObserveArgs) -> Result<observer::Holding, String> {
             if let Some(port) = args
                 .ports
                 .iter()
-                .find(|p| p.starts_with('/') && !Path::new(p).exists())
+                .find(|p| p.starts_with('/') && !std::path::Path::new(p).exists())
             {
                 return Err(format!("the port {port} (--ports) is not there"));
             }
