@@ -21,11 +21,17 @@ use crate::commands::today;
 /// Everything a serial session needs, from the command line, a config file or the
 /// journal of a referee that died.
 pub(crate) struct Plan {
+    /// The two ports, A then B.
     pub(crate) ports: [String; 2],
+    /// Each port's line settings.
     pub(crate) lines: [SerialSettings; 2],
+    /// The end of line argus sends.
     pub(crate) eol: Eol,
+    /// The PGN file the games are appended to.
     pub(crate) pgn: PathBuf,
+    /// The journal: made for a new match, appended to for one taken over.
     pub(crate) journal: PathBuf,
+    /// How the match begins.
     pub(crate) start: Start,
     /// Whether the supervisor's console reads standard input.
     pub(crate) attended: bool,
@@ -41,6 +47,7 @@ pub(crate) struct Plan {
     pub(crate) live: Option<Arc<Live>>,
 }
 
+/// How a match begins: new, or where a journal leaves it.
 pub(crate) enum Start {
     /// A new match.
     New(Box<MatchConfig>),
