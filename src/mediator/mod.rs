@@ -378,138 +378,306 @@ pub fn run(
 ///
 /// As [`run`].
 pub fn run_with(
-    mut referee: Referee,
+    referee: Referee,
     lines: [Line; 2],
     options: impl Into<RunOptions>,
     records: &mut Records,
     watcher: &mut dyn Watcher,
     control: Receiver<Control>,
-    mut local: Option<&mut dyn Local>,
+    local: Option<&mut dyn Local>,
 ) -> Result<Outcome, MediatorError> {
-    let mut control = control;
-    let options = options.into();
-    let eol = options.eol;
-    let epoch = Instant::now();
-    let origin = options.resume.as_ref().map_or(Duration::ZERO, |r| r.at);
-    let stamp = |i: Instant| {
-        let d = origin + i.saturating_duration_since(epoch);
-        Duration::from_micros(micros(d))
-    };
-    let mut tally = Tally::default();
-    if let Some(takeover) = &options.resume {
-        settle(takeover, records, watcher)?;
-        tally = takeover.tally;
+    let mut driver = Driver::start(referee, lines, options.into(), records, watcher)?;
+    match local {
+        Some(local) => driver.run_local(control, local)?,
+        None => driver.run(control)?,
     }
-    let (events_tx, events) = crossbeam_channel::unbounded::<PortEvent>();
-    // Every line is stamped behind this gate, which the loop passes before it feeds an
-    // input of its own moment (a timeout, a command): see `settle!`.
-    let gate = Gate::default();
-    let mut links = Vec::with_capacity(2);
-    for (line, port) in lines.into_iter().zip(Port::BOTH) {
-        records.journal.write(&Event::Open {
-            t: micros(stamp(Instant::now())),
-            port,
-            path: line.label.clone(),
-        })?;
-        let link = crate::transport::Link::start(
-            port,
-            &format!("port-{port}"),
-            line.wire,
-            line.reopen,
-            eol.bytes(),
-            events_tx.clone(),
-            &gate,
-        )
-        .map_err(|source| MediatorError::Spawn { port, source })?;
-        if link.is_direct() {
-            // The client in this process takes each record as it was written.
-            referee.hand_over_records(port);
-        }
-        links.push(link);
-    }
-    drop(events_tx);
+    driver.finish()
+}
 
-    let mut over = false;
-    let mut stopped = false;
-    let mut quit = false;
-    // Feeds one input: journal first, then the referee, then its outputs.
-    let mut feed = |referee: &mut Referee,
-                    input: Input,
-                    extra: Option<Event>,
-                    records: &mut Records,
-                    tally: &mut Tally,
-                    over: &mut bool,
-                    stopped: &mut bool|
-     -> Result<(), MediatorError> {
+/// The session's clock: its moments as the match's times, which the journal and the
+/// referee read.
+#[derive(Copy, Clone)]
+struct Clock {
+    /// When the session began.
+    epoch: Instant,
+    /// The match's time then (zero unless the session takes over from a dead referee).
+    origin: Duration,
+}
+
+impl Clock {
+    /// The match's time at `moment`, to the journal's microsecond.
+    fn stamp(self, moment: Instant) -> Duration {
+        let d = self.origin + moment.saturating_duration_since(self.epoch);
+        Duration::from_micros(micros(d))
+    }
+
+    /// The moment the match's clock reads `due` (`None` if it is out of reach).
+    fn moment(self, due: Duration) -> Option<Instant> {
+        self.epoch.checked_add(due.saturating_sub(self.origin))
+    }
+}
+
+/// The mediator's loop: the referee, its lines and its records, with one method for
+/// each kind of event the loop waits for.
+struct Driver<'a> {
+    referee: Referee,
+    /// The lines' threads, by port.
+    links: Vec<crate::transport::Link>,
+    /// The lines' events.
+    events: Receiver<PortEvent>,
+    /// The gate every line is stamped behind, which the loop passes before it feeds an
+    /// input of its own moment (see [`Driver::settle`]).
+    gate: Gate,
+    records: &'a mut Records,
+    watcher: &'a mut dyn Watcher,
+    clock: Clock,
+    /// The match's tally so far.
+    tally: Tally,
+    /// Whether the match is over or the session stopped.
+    over: bool,
+    /// Whether the session stopped (the match is not over).
+    stopped: bool,
+    /// Whether the supervisor said `quit`.
+    quit: bool,
+}
+
+impl<'a> Driver<'a> {
+    /// Begins the session: finishes what a dead referee owed when it takes over from
+    /// one, journals and starts both lines' threads, and feeds the resumption.
+    fn start(
+        mut referee: Referee,
+        lines: [Line; 2],
+        options: RunOptions,
+        records: &'a mut Records,
+        watcher: &'a mut dyn Watcher,
+    ) -> Result<Driver<'a>, MediatorError> {
+        let clock = Clock {
+            epoch: Instant::now(),
+            origin: options.resume.as_ref().map_or(Duration::ZERO, |r| r.at),
+        };
+        let mut tally = Tally::default();
+        if let Some(takeover) = &options.resume {
+            settle(takeover, records, watcher)?;
+            tally = takeover.tally;
+        }
+        let (events_tx, events) = crossbeam_channel::unbounded::<PortEvent>();
+        let gate = Gate::default();
+        let mut links = Vec::with_capacity(2);
+        for (line, port) in lines.into_iter().zip(Port::BOTH) {
+            records.journal.write(&Event::Open {
+                t: micros(clock.stamp(Instant::now())),
+                port,
+                path: line.label.clone(),
+            })?;
+            let link = crate::transport::Link::start(
+                port,
+                &format!("port-{port}"),
+                line.wire,
+                line.reopen,
+                options.eol.bytes(),
+                events_tx.clone(),
+                &gate,
+            )
+            .map_err(|source| MediatorError::Spawn { port, source })?;
+            if link.is_direct() {
+                // The client in this process takes each record as it was written.
+                referee.hand_over_records(port);
+            }
+            links.push(link);
+        }
+        drop(events_tx);
+        let mut driver = Driver {
+            referee,
+            links,
+            events,
+            gate,
+            records,
+            watcher,
+            clock,
+            tally,
+            over: false,
+            stopped: false,
+            quit: false,
+        };
+        if let Some(takeover) = &options.resume {
+            let event = Event::Resume {
+                t: micros(takeover.at),
+                wall: crate::mediator::journal::now_rfc3339(),
+            };
+            driver.feed(Input::Resume { at: takeover.at }, Some(event))?;
+        }
+        Ok(driver)
+    }
+
+    /// The loop: waits for a line's event, the supervisor's word or the referee's next
+    /// deadline, whichever comes first, until the match is over or the session stops.
+    fn run(&mut self, mut control: Receiver<Control>) -> Result<(), MediatorError> {
+        let events = self.events.clone();
+        while !self.over {
+            let timer = match self.referee.poll_timeout() {
+                Some(due) => self.clock.moment(due).map_or_else(never, at),
+                None => never(),
+            };
+            select! {
+                recv(events) -> ev => match ev {
+                    Ok(ev) => self.drive_port(ev)?,
+                    Err(_) => break,
+                },
+                recv(control) -> message => match message {
+                    Ok(message) => self.drive_control(message)?,
+                    // Nobody can send any more (the console's input closed).
+                    Err(_) => control = never(),
+                },
+                recv(timer) -> _ => self.drive_timeout(self.clock.stamp(Instant::now()))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The loop with `local` players on the mediator's thread: it handles everything
+    /// that is there and lets them act until all is quiet, then waits in their
+    /// [`Local::wait`] for them, its own deadline, or at most [`LOCAL_TICK`].
+    fn run_local(
+        &mut self,
+        mut control: Receiver<Control>,
+        local: &mut dyn Local,
+    ) -> Result<(), MediatorError> {
+        while !self.over {
+            // Everything that is there, in turn: the lines' events, the supervisor,
+            // then the local players (whose lines become events), until all is quiet.
+            loop {
+                let mut busy = false;
+                while !self.over
+                    && let Ok(ev) = self.events.try_recv()
+                {
+                    busy = true;
+                    self.drive_port(ev)?;
+                }
+                if !self.over {
+                    match control.try_recv() {
+                        Ok(message) => {
+                            busy = true;
+                            self.drive_control(message)?;
+                        }
+                        Err(crossbeam_channel::TryRecvError::Disconnected) => control = never(),
+                        Err(crossbeam_channel::TryRecvError::Empty) => {}
+                    }
+                }
+                if self.over {
+                    break;
+                }
+                busy |= local.pump();
+                if !busy {
+                    break;
+                }
+            }
+            if self.over {
+                break;
+            }
+            let now = Instant::now();
+            match self.referee.poll_timeout() {
+                Some(due) if due <= self.clock.stamp(now) => {
+                    self.drive_timeout(self.clock.stamp(now))?;
+                }
+                due => {
+                    let tick = now + LOCAL_TICK;
+                    let timer = due.and_then(|due| self.clock.moment(due));
+                    local.wait(timer.map_or(tick, |timer| timer.min(tick)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the session: journals its end and stops the lines' threads.
+    fn finish(self) -> Result<Outcome, MediatorError> {
+        self.records.journal.write(&Event::End {
+            t: micros(self.clock.stamp(Instant::now())),
+        })?;
+        // The writers have delivered everything (disconnect or the stop's fault has
+        // drained, or its grace ran out); stop the threads.
+        for link in self.links {
+            link.shutdown();
+        }
+        Ok(Outcome {
+            tally: self.tally,
+            over: !self.stopped,
+            quit: self.quit,
+        })
+    }
+
+    /// Feeds one input: journal first (`extra`, when the journal's event is not the
+    /// input's own), then the referee, then its outputs.
+    fn feed(&mut self, input: Input, extra: Option<Event>) -> Result<(), MediatorError> {
         // The input and the lines it sends reach the journal in one write, before any
         // line leaves.
-        records
+        self.records
             .journal
             .write_held(&extra.unwrap_or_else(|| Event::from_input(&input)))?;
         // A drain that sends nothing reaches the disk with the next write: it only
         // starts a clock, and every line sent later is flushed after it.
         let drain = matches!(input, Input::Drained { .. });
-        referee.handle(input);
+        self.referee.handle(input);
         let mut held: Vec<Held> = Vec::new();
-        let release = |records: &mut Records, held: &mut Vec<Held>| {
-            records.journal.flush()?;
-            for (port, line, record) in held.drain(..) {
-                links[port.index()].send_record(&line, record);
-            }
-            Ok::<(), MediatorError>(())
-        };
-        while let Some(output) = referee.poll_output() {
+        while let Some(output) = self.referee.poll_output() {
             match output {
                 Output::Send { port, line, record } => {
-                    records.journal.write_held(&Event::Tx {
+                    self.records.journal.write_held(&Event::Tx {
                         port,
                         text: line.clone(),
                     })?;
                     held.push((port, line, record));
                 }
                 Output::GameOver(report) => {
-                    release(records, &mut held)?;
-                    record_game(&report, records, watcher)?;
-                    tally.add(report.number, report.result);
+                    self.release(&mut held)?;
+                    record_game(&report, self.records, self.watcher)?;
+                    self.tally.add(report.number, report.result);
                 }
-                Output::Notice(notice) => watcher.notice(&notice),
-                Output::MatchOver => *over = true,
+                Output::Notice(notice) => self.watcher.notice(&notice),
+                Output::MatchOver => self.over = true,
                 Output::Stopped => {
-                    *over = true;
-                    *stopped = true;
+                    self.over = true;
+                    self.stopped = true;
                 }
             }
         }
         if drain && held.is_empty() {
             return Ok(());
         }
-        release(records, &mut held)
-    };
-
-    if let Some(takeover) = &options.resume {
-        let wall = crate::mediator::journal::now_rfc3339();
-        let event = Event::Resume {
-            t: micros(takeover.at),
-            wall,
-        };
-        feed(
-            &mut referee,
-            Input::Resume { at: takeover.at },
-            Some(event),
-            records,
-            &mut tally,
-            &mut over,
-            &mut stopped,
-        )?;
+        self.release(&mut held)
     }
 
-    // A line's event as the referee's input (with the journal's event when it is not
-    // the input's own); a dropped overlong line is only journaled.
-    let handle_event = |ev: PortEvent,
-                        records: &mut Records|
-     -> Result<Option<(Input, Option<Event>)>, MediatorError> {
+    /// Flushes the journal, then hands the lines it records to their writers.
+    fn release(&mut self, held: &mut Vec<Held>) -> Result<(), MediatorError> {
+        self.records.journal.flush()?;
+        for (port, line, record) in held.drain(..) {
+            self.links[port.index()].send_record(&line, record);
+        }
+        Ok(())
+    }
+
+    /// Drains the lines' events before an input of the loop's own moment (a timeout,
+    /// the supervisor's word): every line stamped before that moment is judged first,
+    /// so that no flag falls while a reply stamped before it still waits to be judged.
+    /// The moment is taken before the gate is passed: a line stamped before it was
+    /// handed over by then, and the core orders what it is given by its stamps (a timer
+    /// due before an input fires first, at its own moment).
+    fn settle(&mut self) -> Result<(), MediatorError> {
+        self.gate.pass();
+        while !self.over
+            && let Ok(ev) = self.events.try_recv()
+        {
+            self.drive_port(ev)?;
+        }
+        Ok(())
+    }
+
+    /// A line's event, fed as the referee's input (with the journal's event when it is
+    /// not the input's own); a dropped overlong line is only journaled.
+    fn drive_port(&mut self, ev: PortEvent) -> Result<(), MediatorError> {
         let port = ev.port;
-        Ok(Some(match ev.event {
+        let stamp = |at| self.clock.stamp(at);
+        let (input, extra) = match ev.event {
             LinkEvent::Line { at, bytes } => (
                 Input::Line {
                     port,
@@ -555,182 +723,45 @@ pub fn run_with(
             ),
             LinkEvent::Overlong { at, len } => {
                 log::warn!("port {port}: a {len}-byte line dropped (over the record limit)");
-                records.journal.write(&Event::Overlong {
+                self.records.journal.write(&Event::Overlong {
                     t: micros(stamp(at)),
                     port,
                     len,
                 })?;
-                return Ok(None);
-            }
-        }))
-    };
-
-    // Before an input of the loop's own moment `now` (a timeout, the supervisor's
-    // word): every line stamped before `now` is judged first, so that no flag falls
-    // while a reply stamped before it still waits to be judged. `now` is taken before
-    // the gate is passed: a line stamped before it was handed over by then, and the
-    // core orders what it is given by its stamps (a timer due before an input fires
-    // first, at its own moment).
-    macro_rules! settle {
-        () => {
-            gate.pass();
-            while !over && let Ok(ev) = events.try_recv() {
-                if let Some((input, extra)) = handle_event(ev, records)? {
-                    feed(
-                        &mut referee,
-                        input,
-                        extra,
-                        records,
-                        &mut tally,
-                        &mut over,
-                        &mut stopped,
-                    )?;
-                }
+                return Ok(());
             }
         };
+        self.feed(input, extra)
     }
 
-    while !over {
-        if let Some(local) = local.as_deref_mut() {
-            // Everything that is there, in turn: the lines' events, the supervisor,
-            // then the local players (whose lines become events), until all is quiet.
-            loop {
-                let mut busy = false;
-                while !over && let Ok(ev) = events.try_recv() {
-                    busy = true;
-                    if let Some((input, extra)) = handle_event(ev, records)? {
-                        feed(
-                            &mut referee,
-                            input,
-                            extra,
-                            records,
-                            &mut tally,
-                            &mut over,
-                            &mut stopped,
-                        )?;
-                    }
-                }
-                match control.try_recv() {
-                    _ if over => {}
-                    Ok(message) => {
-                        busy = true;
-                        let now = stamp(Instant::now());
-                        settle!();
-                        if over {
-                            break;
-                        }
-                        if let Some(input) = control_input(Some(message), now, &mut quit) {
-                            feed(
-                                &mut referee,
-                                input,
-                                None,
-                                records,
-                                &mut tally,
-                                &mut over,
-                                &mut stopped,
-                            )?;
-                        }
-                    }
-                    Err(crossbeam_channel::TryRecvError::Disconnected) => control = never(),
-                    Err(crossbeam_channel::TryRecvError::Empty) => {}
-                }
-                if over {
-                    break;
-                }
-                busy |= local.pump();
-                if !busy {
-                    break;
-                }
+    /// A message of the control channel, at the moment it is taken: lines stamped
+    /// before it are judged first, then the referee is told (a `quit` is noted).
+    fn drive_control(&mut self, message: Control) -> Result<(), MediatorError> {
+        let now = self.clock.stamp(Instant::now());
+        let input = match message {
+            Control::Stop => Input::Stop { at: now },
+            Control::Command(command) => {
+                self.quit |= command == Command::Quit;
+                Input::Supervisor { at: now, command }
             }
-            if over {
-                break;
-            }
-            let now = Instant::now();
-            match referee.poll_timeout() {
-                Some(due) if due <= stamp(now) => {
-                    let now = stamp(now);
-                    settle!();
-                    if !over && referee.poll_timeout().is_some_and(|due| due <= now) {
-                        feed(
-                            &mut referee,
-                            Input::Timeout { at: now },
-                            None,
-                            records,
-                            &mut tally,
-                            &mut over,
-                            &mut stopped,
-                        )?;
-                    }
-                }
-                due => {
-                    let tick = now + LOCAL_TICK;
-                    let timer = due.and_then(|due| epoch.checked_add(due.saturating_sub(origin)));
-                    local.wait(timer.map_or(tick, |timer| timer.min(tick)));
-                }
-            }
-            continue;
-        }
-        let timer = match referee.poll_timeout() {
-            Some(due) => epoch
-                .checked_add(due.saturating_sub(origin))
-                .map_or_else(never, at),
-            None => never(),
         };
-        select! {
-            recv(events) -> ev => {
-                let Ok(ev) = ev else { break };
-                if let Some((input, extra)) = handle_event(ev, records)? {
-                    feed(&mut referee, input, extra, records, &mut tally, &mut over, &mut stopped)?;
-                }
-            }
-            recv(control) -> message => {
-                let now = stamp(Instant::now());
-                let Some(input) = control_input(message.ok(), now, &mut quit) else {
-                    // Nobody can send any more (the console's input closed).
-                    control = never();
-                    continue;
-                };
-                settle!();
-                if !over {
-                    feed(&mut referee, input, None, records, &mut tally, &mut over, &mut stopped)?;
-                }
-            }
-            recv(timer) -> _ => {
-                // Lines stamped before now come first, those still being handed over
-                // too: a reply that arrived before the flag fell is judged on time.
-                let now = stamp(Instant::now());
-                settle!();
-                if !over && referee.poll_timeout().is_some_and(|due| due <= now) {
-                    feed(&mut referee, Input::Timeout { at: now }, None, records, &mut tally, &mut over, &mut stopped)?;
-                }
-            }
+        self.settle()?;
+        if self.over {
+            return Ok(());
         }
+        self.feed(input, None)
     }
-    records.journal.write(&Event::End {
-        t: micros(stamp(Instant::now())),
-    })?;
-    // The writers have delivered everything (disconnect or the stop's fault has
-    // drained, or its grace ran out); stop the threads.
-    for link in links {
-        link.shutdown();
-    }
-    Ok(Outcome {
-        tally,
-        over: !stopped,
-        quit,
-    })
-}
 
-/// The referee's input for a message of the control channel (`None`: the channel
-/// closed); a `quit` is noted in `quit`.
-fn control_input(message: Option<Control>, now: Duration, quit: &mut bool) -> Option<Input> {
-    Some(match message? {
-        Control::Stop => Input::Stop { at: now },
-        Control::Command(command) => {
-            *quit |= command == Command::Quit;
-            Input::Supervisor { at: now, command }
+    /// The referee's deadline, reached at `now`: lines stamped before it come first,
+    /// those still being handed over too, so that a reply that arrived before the flag
+    /// fell is judged on time; then the timeout, if it is still due.
+    fn drive_timeout(&mut self, now: Duration) -> Result<(), MediatorError> {
+        self.settle()?;
+        if !self.over && self.referee.poll_timeout().is_some_and(|due| due <= now) {
+            self.feed(Input::Timeout { at: now }, None)?;
         }
-    })
+        Ok(())
+    }
 }
 
 #[cfg(test)]
