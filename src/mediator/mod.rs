@@ -107,6 +107,9 @@ pub struct Outcome {
     pub over: bool,
     /// Whether the supervisor ended it early with `quit` in this session.
     pub quit: bool,
+    /// The report of the last game this session recorded (one a dead referee owed
+    /// included), if it recorded any: a match of one game's own report.
+    pub last_game: Option<GameReport>,
 }
 
 /// An error that stops the mediator. Misbehaving players never do: they are the
@@ -352,8 +355,8 @@ type Held = (Port, String, Option<Box<Record>>);
 /// supervisor's command, or [`Control::Stop`], after which the clocks stand, both
 /// players get `fault` and the session ends with the match not over. A session that takes over from a dead referee first
 /// finishes what that one owed: the PGN append it was killed in, and the games its last
-/// inputs finished that it never recorded. Returns the match's tally, and whether it
-/// is over.
+/// inputs finished that it never recorded. Returns the match's tally, whether it is
+/// over, and the last game's report.
 ///
 /// # Errors
 ///
@@ -439,6 +442,8 @@ struct Driver<'a> {
     stopped: bool,
     /// Whether the supervisor said `quit`.
     quit: bool,
+    /// The last game recorded.
+    last_game: Option<GameReport>,
 }
 
 impl<'a> Driver<'a> {
@@ -456,9 +461,11 @@ impl<'a> Driver<'a> {
             origin: options.resume.as_ref().map_or(Duration::ZERO, |r| r.at),
         };
         let mut tally = Tally::default();
+        let mut last_game = None;
         if let Some(takeover) = &options.resume {
             settle(takeover, records, watcher)?;
             tally = takeover.tally;
+            last_game = takeover.owed.last().cloned();
         }
         let (events_tx, events) = crossbeam_channel::unbounded::<PortEvent>();
         let gate = Gate::default();
@@ -498,6 +505,7 @@ impl<'a> Driver<'a> {
             over: false,
             stopped: false,
             quit: false,
+            last_game,
         };
         if let Some(takeover) = &options.resume {
             let event = Event::Resume {
@@ -603,6 +611,7 @@ impl<'a> Driver<'a> {
             tally: self.tally,
             over: !self.stopped,
             quit: self.quit,
+            last_game: self.last_game,
         })
     }
 
@@ -632,6 +641,7 @@ impl<'a> Driver<'a> {
                     self.release(&mut held)?;
                     record_game(&report, self.records, self.watcher)?;
                     self.tally.add(report.number, report.result);
+                    self.last_game = Some(report);
                 }
                 Output::Notice(notice) => self.watcher.notice(&notice),
                 Output::MatchOver => self.over = true,

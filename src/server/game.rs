@@ -55,8 +55,8 @@ pub(super) fn game_config(
     }
 }
 
-/// Passes a game's notices to the event's thread, adjudicates by the engines' scores,
-/// and keeps the game's report.
+/// Passes a game's notices to the event's thread, and adjudicates by the engines'
+/// scores.
 pub(super) struct GameWatcher<'a> {
     number: u32,
     msgs: &'a Sender<Msg>,
@@ -67,7 +67,6 @@ pub(super) struct GameWatcher<'a> {
     round: u32,
     /// The game's PGN Round tag, as the views show it.
     round_tag: String,
-    report: Option<GameReport>,
     /// The adjudication counters, when the event adjudicates.
     adjudicator: Option<Adjudicator>,
     /// The game's control channel: a verdict goes to the referee as the supervisor's
@@ -111,10 +110,6 @@ impl Watcher for GameWatcher<'_> {
             return;
         }
         let _ = self.msgs.send(Msg::Notice(self.number, notice.clone()));
-    }
-
-    fn game_over(&mut self, report: &GameReport) {
-        self.report = Some(report.clone());
     }
 }
 
@@ -387,7 +382,6 @@ pub(super) fn play(
         live: event.live,
         round: spec.round,
         round_tag: spec.round_tag(),
-        report: None,
         adjudicator: cfg
             .adjudication
             .any()
@@ -449,7 +443,8 @@ pub(super) fn play(
         use crate::core::game::Termination;
         // An engine still thinking when its game ended is kept only if the game was
         // ended from outside (adjudicated, or stopped by the supervisor), not by its flag.
-        let keep = match watcher.report.as_ref().map(|r| r.termination) {
+        let report = outcome.as_ref().ok().and_then(|o| o.last_game.as_ref());
+        let keep = match report.map(|r| r.termination) {
             Some(Termination::Normal | Termination::Adjudication) => Keep::EvenThinking,
             _ => Keep::Idle,
         };
@@ -470,8 +465,7 @@ pub(super) fn play(
             }
         }
         lock(controls).remove(&spec.number);
-        outcome.map_err(|e| e.to_string())?;
-        return Ok(watcher.report);
+        return Ok(outcome.map_err(|e| e.to_string())?.last_game);
     }
     let outcome = std::thread::scope(|scope| {
         let mut lines = Vec::with_capacity(2);
@@ -522,8 +516,7 @@ pub(super) fn play(
         outcome
     });
     lock(controls).remove(&spec.number);
-    outcome.map_err(|e| e.to_string())?;
-    Ok(watcher.report)
+    Ok(outcome.map_err(|e| e.to_string())?.last_game)
 }
 
 /// A local engine's in-process line called `label`: the referee's end as a line of
