@@ -8,7 +8,6 @@
 
 pub mod config;
 pub mod journal;
-mod journal_json;
 pub mod live_replay;
 pub mod standby;
 

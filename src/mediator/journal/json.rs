@@ -2,7 +2,7 @@
 //! byte as `serde_json` writes them (the property tests below compare the two); every
 //! other event goes through `serde_json`.
 
-use super::journal::Event;
+use super::event::Event;
 use crate::core::Port;
 
 /// Appends `event` as one JSON object (no line end) to `buf`, exactly as
