@@ -1,14 +1,23 @@
 //! The game as the client follows it from the referee's records: the position, the
 //! moves, the time control from `inform`, and the clocks rebuilt for the engine.
 
-use super::*;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use shakmaty::fen::Epd;
+use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+
+use super::engine::TurnClocks;
+use crate::core::clock::{Clocks, TimeControl};
+use crate::epd::{Operand, Record, resolve_move};
+use crate::mediator::Eol;
 
 pub(super) struct State {
     pub(super) start: Chess,
     pub(super) pos: Chess,
     pub(super) moves: Vec<Move>,
-    /// The id of `moves`' history (see [`Turn::history`]): a new one, never used
-    /// before in the process, whenever they start again.
+    /// The id of `moves`' history (see [`Turn::history`](super::Turn::history)): a new
+    /// one, never used before in the process, whenever they start again.
     pub(super) history: u64,
     /// Each side's time control, from `inform`'s `TimeControl` (both), or its
     /// `WhiteTimeControl` and `BlackTimeControl` in a game with time odds.

@@ -1,7 +1,25 @@
 //! The client's end of the line: a thread that reads it, the checksum extension, the
 //! records the client sends, and its reports of noise from the referee.
 
-use super::*;
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crossbeam_channel::Receiver;
+use shakmaty::Chess;
+
+use super::error::ClientError;
+use super::framing::{Framing, Incoming};
+use super::game::{record, write_line};
+use super::options::ClientOptions;
+use super::timing::{NOISE_REPORT_EVERY, STALLED_LINE};
+use crate::epd::{Operand, Record, seal};
+use crate::transport::lines::{LineSplitter, Piece};
+use crate::transport::memory::ClientWriter;
+
+/// The longest excerpt of a noisy line quoted in a report.
+const NOISE_EXCERPT: usize = 48;
 
 /// What the reader thread of the line reports (an in-process line delivers the same).
 pub(super) use crate::transport::memory::Delivered as PortEvent;

@@ -1,6 +1,6 @@
 //! A client session driven by its referee's thread: `argus serve`'s local game between
-//! two pollable engines (Unix). The session is the same protocol driver as [`run`]'s;
-//! what differs is who waits. [`run`] waits on a thread of its own for the line and
+//! two pollable engines (Unix). The session is the same protocol driver as [`run`](super::run)'s;
+//! what differs is who waits. [`run`](super::run) waits on a thread of its own for the line and
 //! the engine; here the referee's thread gives the session its turn
 //! ([`LocalSession::pump`]) whenever the referee sent it a line or its engine's output
 //! is readable ([`LocalSession::wait_fd`]), and wakes it at its engine's deadlines
@@ -12,7 +12,17 @@ use std::os::fd::RawFd;
 
 use crossbeam_channel::TryRecvError;
 
-use super::*;
+use std::time::Instant;
+
+use super::driver::{Driver, Next, show_fault};
+use super::engine::{Engine, EngineError, Keep};
+use super::error::ClientError;
+use super::framing::Incoming;
+use super::line::PortEvent;
+use super::options::{ClientOptions, ClientSummary};
+use super::stop::{Stop, StopReason};
+use super::timing::SIGN_ON_AGAIN;
+use crate::transport::memory;
 
 /// A client session on its referee's thread, over an in-process line
 /// ([`memory::direct_pair`]).
@@ -48,7 +58,7 @@ impl<'a> LocalSession<'a> {
 
     /// Acts on what is there, without waiting: the lines the referee sent, in order,
     /// and the engine's answer once it is there (lines that come while the engine
-    /// thinks wait for it, as in [`run`]). Returns whether anything was done.
+    /// thinks wait for it, as in [`run`](super::run)). Returns whether anything was done.
     pub fn pump(&mut self) -> bool {
         if self.ended.is_some() {
             return false;
@@ -112,11 +122,11 @@ impl<'a> LocalSession<'a> {
     }
 
     /// Ends the session (the referee ended, or the session's stop fired): the engine
-    /// is ended too. Returns what the session came to, as [`run_until`] does.
+    /// is ended too. Returns what the session came to, as [`run_until`](super::run_until) does.
     ///
     /// # Errors
     ///
-    /// As [`run_until`].
+    /// As [`run_until`](super::run_until).
     pub fn finish(mut self) -> Result<ClientSummary, ClientError> {
         self.end()
     }
