@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{ByColor, Chess, Move};
 
-use super::Stop;
+use super::stop::Stop;
 use crate::epd::Operands;
 
 /// The clocks as the player to move sees them, rebuilt at the adapter from the game's

@@ -73,13 +73,10 @@
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
-use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, Rank, Role, Square,
-};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::engine_process::{EngineProcess, QUIT_GRACE};
 use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
-use crate::epd::{Operand, resolve_move};
 
 mod parse;
 mod turn;
@@ -120,19 +117,9 @@ const KNOWN_FEATURES: &[&str] = &[
     "done",
 ];
 
-/// The type keywords of an `option` feature, which end the option's name.
-const OPTION_TYPES: &[&str] = &[
-    "-button", "-save", "-reset", "-check", "-string", "-spin", "-combo", "-slider", "-file",
-    "-path",
-];
-
 /// How long an engine searches under a depth or node limit when no clock bounds it,
 /// since CECP has no way to search without any time limit.
 const LIMIT_TIME_CAP: Duration = Duration::from_secs(30);
-
-/// The largest score (in centipawns) reported as a plain score; larger ones that are not
-/// recognised as mates are clamped to it, so that they never read as EPD mate scores.
-const MAX_PLAIN_SCORE: i64 = 30_000;
 
 /// How many empty lines make one nudge of a silent engine at start-up.
 ///
@@ -143,9 +130,6 @@ const MAX_PLAIN_SCORE: i64 = 30_000;
 /// empty lines reliably lets the engine thread through. Engines ignore empty lines (GNU
 /// Chess answers some of them with `Invalid move:`, which is skipped).
 const NUDGE_LINES: usize = 50;
-
-/// The EPD score of a mate in zero plies; a mate in `n` plies scores `MATE - n`.
-const MATE: i64 = 32_767;
 
 /// The waits of the adapter. The defaults suit real engines; the tests shorten them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -260,56 +244,6 @@ struct Board {
     /// The moves per session and the increment of the last `level` sent, which stay
     /// the same within a period (see [`level_mps`]).
     level: Option<(u32, Duration)>,
-}
-
-/// One line of the engine's output, as far as the adapter cares.
-#[derive(Clone, Debug, PartialEq)]
-enum Line {
-    /// A move in one of the forms engines print; the text is the move alone.
-    Move(String),
-    /// A line of thinking output.
-    Thinking(Thinking),
-    /// `resign`.
-    Resign,
-    /// `offer draw`.
-    OfferDraw,
-    /// A game result the engine announces: `1-0`, `0-1`, `1/2-1/2` or `*`.
-    Result(GameResult),
-    /// `pong N`.
-    Pong(u32),
-    /// `feature ...`.
-    Feature(Vec<(String, String)>),
-    /// `Illegal move...`: the engine refused a move it was given.
-    IllegalMove(String),
-    /// `Error (...): COMMAND` or `Invalid move: COMMAND`: the engine refused a command;
-    /// the text is the command.
-    Error(String),
-    /// Anything else: banners, debugging output, `tellics`, `telluser`.
-    Other,
-}
-
-/// A result announced by the engine.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Draw,
-    Unknown,
-}
-
-/// A line of thinking output: `ply score time nodes pv...`.
-#[derive(Clone, Debug, PartialEq)]
-struct Thinking {
-    /// The depth in plies.
-    ply: u32,
-    /// The score in centipawns from the side to move's point of view, as printed.
-    score: i64,
-    /// The time searched in centiseconds.
-    centis: u64,
-    /// The nodes searched.
-    nodes: u64,
-    /// The principal variation as printed.
-    pv: String,
 }
 
 /// What the engine said before its move, collected while waiting for it.

@@ -1,11 +1,78 @@
 //! What the CECP adapter reads and writes: an engine's lines classified, its thinking
 //! output turned into EPD analysis, and the texts of `level`, `time` and `otim`.
 
-use super::*;
+use std::time::Duration;
+
 use compact_str::ToCompactString;
+use shakmaty::fen::Fen;
+use shakmaty::{Bitboard, Chess, Color, EnPassantMode, File, Position, Rank, Square};
 use smallvec::smallvec;
 
-use crate::epd::Operands;
+use crate::client::engine::{EngineError, Turn, TurnClocks};
+use crate::epd::{Operand, Operands, resolve_move};
+
+/// The type keywords of an `option` feature, which end the option's name.
+pub(super) const OPTION_TYPES: &[&str] = &[
+    "-button", "-save", "-reset", "-check", "-string", "-spin", "-combo", "-slider", "-file",
+    "-path",
+];
+
+/// The largest score (in centipawns) reported as a plain score; larger ones that are not
+/// recognised as mates are clamped to it, so that they never read as EPD mate scores.
+pub(super) const MAX_PLAIN_SCORE: i64 = 30_000;
+
+/// The EPD score of a mate in zero plies; a mate in `n` plies scores `MATE - n`.
+pub(super) const MATE: i64 = 32_767;
+
+/// One line of the engine's output, as far as the adapter cares.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Line {
+    /// A move in one of the forms engines print; the text is the move alone.
+    Move(String),
+    /// A line of thinking output.
+    Thinking(Thinking),
+    /// `resign`.
+    Resign,
+    /// `offer draw`.
+    OfferDraw,
+    /// A game result the engine announces: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    Result(GameResult),
+    /// `pong N`.
+    Pong(u32),
+    /// `feature ...`.
+    Feature(Vec<(String, String)>),
+    /// `Illegal move...`: the engine refused a move it was given.
+    IllegalMove(String),
+    /// `Error (...): COMMAND` or `Invalid move: COMMAND`: the engine refused a command;
+    /// the text is the command.
+    Error(String),
+    /// Anything else: banners, debugging output, `tellics`, `telluser`.
+    Other,
+}
+
+/// A result announced by the engine.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    Unknown,
+}
+
+/// A line of thinking output: `ply score time nodes pv...`.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Thinking {
+    /// The depth in plies.
+    pub(super) ply: u32,
+    /// The score in centipawns from the side to move's point of view, as printed.
+    pub(super) score: i64,
+    /// The time searched in centiseconds.
+    pub(super) centis: u64,
+    /// The nodes searched.
+    pub(super) nodes: u64,
+    /// The principal variation as printed.
+    pub(super) pv: String,
+}
 
 /// Whether an error of [`EngineProcess::recv`] is a timeout (rather than an engine that
 /// is gone).

@@ -2,6 +2,8 @@ use super::*;
 use shakmaty::ByColor;
 use shakmaty::uci::UciMove;
 use smallvec::smallvec;
+
+use crate::epd::Operand;
 use std::path::{Path, PathBuf};
 
 fn fast() -> Timing {

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Color, Move, Position};
 
 use super::parse::*;
-use super::{
-    Board, Decision, Engine, EngineError, GameResult, Line, Pending, Sent, Turn, XboardEngine,
-};
+use super::{Board, Decision, Engine, EngineError, Pending, Sent, Turn, XboardEngine};
 use crate::epd::resolve_move;
 
 /// A turn under way: what was sent, where it stands, and its deadline.
