@@ -26,7 +26,6 @@
 
 use std::fmt;
 use std::fs;
-use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,7 +33,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use toml::Spanned;
-use toml::de::{DeTable, DeValue};
+use toml::de::DeTable;
 
 use crate::core::clock::TimeControl;
 use crate::core::{DrawRule, IllegalRule, WireTiming};

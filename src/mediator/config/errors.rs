@@ -1,7 +1,12 @@
 //! What is wrong with an event file, said as the command line says it: the file, the
 //! line and column, the key at fault and what it should be.
 
-use super::*;
+use std::fmt;
+use std::io;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml::de::{DeTable, DeValue};
 
 /// A configuration file that cannot be used.
 #[derive(Debug, thiserror::Error)]
