@@ -40,16 +40,12 @@ use shakmaty::fen::{Epd, ParseFenError};
 use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, File, Setup, Square};
 
 pub use moves::{MoveError, is_move_syntax, play_san, resolve_move, san_text};
-pub use operand::{Clock, Date, MAX_IDENTIFIER_LEN, Operand, TimeOfDay};
+pub use operand::{Clock, Date, MAX_IDENTIFIER_LEN, MAX_STRING_LEN, Operand, TimeOfDay};
 
 use operand::{ClassifyError, classify};
 
 /// The longest record, in bytes, not counting its line terminator.
 pub const MAX_RECORD_LEN: usize = 4095;
-
-/// The longest string operand, in bytes of data between the quotes (the spec
-/// asks for fewer than 256).
-pub const MAX_STRING_LEN: usize = 255;
 
 /// The longest opcode, in bytes (spec 5.1).
 pub const MAX_OPCODE_LEN: usize = 15;

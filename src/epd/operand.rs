@@ -11,11 +11,14 @@ use std::fmt;
 use compact_str::CompactString;
 use std::time::Duration;
 
-use super::MAX_STRING_LEN;
 use super::moves::is_move_syntax;
 
 /// The longest identifier operand, in bytes (spec 5.2.1).
 pub const MAX_IDENTIFIER_LEN: usize = 15;
+
+/// The longest string operand, in bytes of data between the quotes (the spec
+/// asks for fewer than 256).
+pub const MAX_STRING_LEN: usize = 255;
 
 /// One operand of an EPD operation.
 ///
