@@ -8,8 +8,27 @@ use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
-use super::{BookError, Opening};
+use crate::core::Opening;
 use crate::epd::Record;
+
+/// What is wrong in a book, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BookError {
+    /// A line of an EPD or FEN book.
+    Line {
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A game of a PGN book.
+    Game {
+        /// The game, from 1.
+        game: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
 
 /// The EPD opcodes that name an opening, with the PGN tag each stands for (PGN 9.3,
 /// 9.4; EPD 16.2): `id` names it as `Opening` when `v0` does not.

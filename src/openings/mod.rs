@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::core::Opening;
-pub use book::{parse_epd, parse_pgn};
+pub use book::{BookError, parse_epd, parse_pgn};
 
 /// A book's format.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -319,25 +319,6 @@ pub fn shuffle<T>(items: &mut [T], seed: u64) {
         let j = ((u128::from(next()) * (i as u128 + 1)) >> 64) as usize;
         items.swap(i, j);
     }
-}
-
-/// What is wrong in a book, and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BookError {
-    /// A line of an EPD or FEN book.
-    Line {
-        /// The line, from 1.
-        line: usize,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// A game of a PGN book.
-    Game {
-        /// The game, from 1.
-        game: usize,
-        /// What is wrong with it.
-        problem: String,
-    },
 }
 
 /// An openings file that cannot be used.
