@@ -19,9 +19,10 @@ use std::time::Instant;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
+use super::duplex::{Duplex, READ_TIMEOUT};
+use super::event::{Gate, LinkEvent, PortEvent};
 use super::lines::LineSplitter;
 use super::stamped::{self, Feed, StampedLines};
-use super::{Duplex, Gate, LinkEvent, PortEvent, READ_TIMEOUT};
 use crate::core::Port;
 use crate::epd::Record;
 

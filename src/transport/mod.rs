@@ -8,6 +8,8 @@
 //! one channel that the mediator selects on. When a line fails, the reader reopens it by
 //! path until it is back, and the writer delivers what it still owes.
 
+mod duplex;
+mod event;
 pub mod lines;
 pub mod memory;
 #[cfg(unix)]
@@ -17,23 +19,17 @@ pub mod stamped;
 pub mod tcp;
 
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::core::Port;
+pub use duplex::{Duplex, READ_TIMEOUT};
+pub use event::{Gate, LinkEvent, PortEvent};
 use lines::{LineSplitter, Piece};
-
-/// Both halves of an open line.
-pub struct Duplex {
-    /// Reads return `TimedOut` or `WouldBlock` when idle; that is not a failure.
-    pub reader: Box<dyn Read + Send>,
-    /// `flush()` returns once everything written has left.
-    pub writer: Box<dyn Write + Send>,
-}
 
 /// What the demo and the benchmark join a referee to a built-in player with: the two
 /// ends of a pty pair where there are ptys (the referee's end a real serial line to the
@@ -87,109 +83,6 @@ impl From<Duplex> for Wire {
 /// Opens a line again after it failed (a line of bytes or a stamped line).
 pub type Opener = Box<dyn FnMut() -> io::Result<Wire> + Send>;
 
-/// What happened on a line.
-#[derive(Debug)]
-pub enum LinkEvent {
-    /// A line arrived; `at` is when its terminator was read.
-    Line {
-        /// When.
-        at: Instant,
-        /// The line without terminator.
-        bytes: Vec<u8>,
-    },
-    /// A line an in-process client handed over with the record it was written from
-    /// (`memory::ClientWriter::hand_over`); `at` is when it was handed over.
-    Record {
-        /// When.
-        at: Instant,
-        /// The line without terminator.
-        bytes: Vec<u8>,
-        /// The record `bytes` was written from, which reads back from it as it is.
-        record: Box<crate::epd::Record>,
-    },
-    /// A line over the record limit was dropped.
-    Overlong {
-        /// When its terminator arrived.
-        at: Instant,
-        /// Its length.
-        len: usize,
-    },
-    /// The oldest line not yet drained has left.
-    Drained {
-        /// When the drain completed.
-        at: Instant,
-    },
-    /// The line failed.
-    Lost {
-        /// When.
-        at: Instant,
-        /// Why.
-        error: String,
-    },
-    /// The line was reopened.
-    Back {
-        /// When.
-        at: Instant,
-    },
-}
-
-impl LinkEvent {
-    /// What the line splitter cut, read at `at`.
-    pub fn of_piece(piece: lines::Piece, at: Instant) -> LinkEvent {
-        match piece {
-            lines::Piece::Line(bytes) => LinkEvent::Line { at, bytes },
-            lines::Piece::Overlong { len } => LinkEvent::Overlong { at, len },
-        }
-    }
-}
-
-/// A [`LinkEvent`] with the port it happened on.
-#[derive(Debug)]
-pub struct PortEvent {
-    /// The port.
-    pub port: Port,
-    /// What happened.
-    pub event: LinkEvent,
-}
-
-/// The mediator's gate on the stamping of its lines: whoever stamps a line (a line's
-/// reader thread, a connection's router, a client writing to a direct line) takes the
-/// stamp and hands the line to the mediator's channel holding the gate, and the mediator
-/// passes the gate before it lets a flag fall ([`Gate::pass`]). Every line stamped
-/// before the mediator passed is then in its channel: a reader delayed between its stamp
-/// and its hand-over (a busy machine can hold a thread there for many milliseconds)
-/// never makes a reply stamped before the flag arrive after it.
-///
-/// # Examples
-///
-/// ```
-/// use argus::transport::Gate;
-/// let gate = Gate::default();
-/// let (tx, rx) = std::sync::mpsc::channel();
-/// gate.stamp(|at| tx.send(at).unwrap());
-/// gate.pass();
-/// assert!(rx.try_recv().is_ok(), "stamped before the pass: handed over by then");
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct Gate(Arc<Mutex<()>>);
-
-impl Gate {
-    /// Takes the stamp (now) and runs `f` with it, holding the gate: `f` hands over
-    /// what it stamped.
-    pub fn stamp<T>(&self, f: impl FnOnce(Instant) -> T) -> T {
-        let _held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        f(Instant::now())
-    }
-
-    /// Waits until nobody is between a stamp and its hand-over: every line stamped
-    /// before this call is in the mediator's channel when it returns.
-    pub fn pass(&self) {
-        drop(self.0.lock().unwrap_or_else(PoisonError::into_inner));
-    }
-}
-
-/// How long a reader waits in one read before it looks at the stop flag again.
-pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
 /// How long part of a line may wait for more bytes before it is taken as a whole line
 /// (its terminator lost to noise): programs write their lines at once.
 pub const STALLED_LINE: Duration = Duration::from_millis(1000);

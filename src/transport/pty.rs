@@ -8,7 +8,7 @@ use std::io;
 
 use serialport::TTYPort;
 
-use super::Duplex;
+use super::duplex::{Duplex, READ_TIMEOUT};
 use super::serial::HangupReader;
 
 /// One end of a pty pair, ready for a [`super::Link`] or a client.
@@ -21,8 +21,7 @@ pub struct PtyEnd {
 
 fn end(mut port: TTYPort) -> io::Result<PtyEnd> {
     use serialport::SerialPort;
-    port.set_timeout(super::READ_TIMEOUT)
-        .map_err(io::Error::from)?;
+    port.set_timeout(READ_TIMEOUT).map_err(io::Error::from)?;
     let path = port.name();
     let writer = port.try_clone_native().map_err(io::Error::from)?;
     Ok(PtyEnd {

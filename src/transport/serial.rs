@@ -13,7 +13,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serialport::{DataBits, FlowControl, Parity, StopBits};
 
-use super::{Duplex, READ_TIMEOUT};
+use super::duplex::{Duplex, READ_TIMEOUT};
 
 /// The settings of a serial line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

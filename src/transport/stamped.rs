@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use super::{Gate, LinkEvent, PortEvent};
+use super::event::{Gate, LinkEvent, PortEvent};
 use crate::core::Port;
 
 /// A stamped line: the reading side, which the router feeds ([`Feed`]), and a writer.

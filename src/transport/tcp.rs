@@ -5,7 +5,7 @@ use std::io;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use super::{Duplex, READ_TIMEOUT};
+use super::duplex::{Duplex, READ_TIMEOUT};
 
 /// How long a connection may be idle before TCP asks the other end whether it is still
 /// there ([`keep_alive`]).
