@@ -2,6 +2,9 @@
 
 use super::*;
 
+mod analysis;
+mod wiring;
+
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 
 /// A one-game match at `tc`, for the tests here and the mediator's.
@@ -371,165 +374,6 @@ fn a_line_down_at_the_end_of_a_game_does_not_hold_the_match() {
 }
 
 #[test]
-fn analysis_on_a_reply_goes_into_the_move_comment() {
-    let rec = Record::from_ascii(
-        format!(
-            "{START} refreq reply; sm e4; ce 35; acd 12; acs 1; acn 15400; pv e4 e5 Nf3; c0 \"book\";"
-        )
-        .as_bytes(),
-    )
-    .unwrap();
-    let start = Chess::default();
-    assert_eq!(
-        analysis_text(&rec, &start).as_deref(),
-        Some("[%eval 0.35] +0.35/12 1s 15400n pv e4 e5 Nf3 book")
-    );
-    let mate = Record::from_ascii(format!("{START} refreq reply; ce 32762;").as_bytes()).unwrap();
-    assert_eq!(
-        analysis_text(&mate, &start).as_deref(),
-        Some("[%eval #3] +M3")
-    );
-    // Black's mate in 3 is White's -3 in `[%eval]`; the cutechess part keeps the
-    // mover's side.
-    let black: Chess = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
-        .parse::<shakmaty::fen::Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap();
-    assert_eq!(
-        analysis_text(&mate, &black).as_deref(),
-        Some("[%eval #-3] +M3")
-    );
-}
-
-/// The `pv ...` or `pm ...` part of the comment for a reply from `fen` with `ops`.
-fn predicted(fen: &str, ops: &str) -> Option<String> {
-    let rec = Record::from_ascii(format!("{fen} refreq reply; {ops}").as_bytes()).unwrap();
-    let pos = rec
-        .position
-        .clone()
-        .into_position(CastlingMode::Standard)
-        .unwrap();
-    analysis_text(&rec, &pos)
-}
-
-#[test]
-fn pv_and_pm_are_written_in_canonical_san_from_the_replys_position() {
-    let some = |s: &str| Some(s.to_owned());
-    // Coordinates, as UCI engines give them, and the check and mate marks SAN adds.
-    assert_eq!(
-        predicted(START, "sm e2e4; pv e2e4 e7e5 g1f3 b8c6 f1b5;"),
-        some("pv e4 e5 Nf3 Nc6 Bb5")
-    );
-    assert_eq!(
-        predicted(START, "sm f3; pv f2f3 e7e5 g2g4 d8h4;"),
-        some("pv f3 e5 g4 Qh4#")
-    );
-    // Over-specified moves become canonical, and a wrong check mark is put right
-    // (the queen on d8 stands between a8 and the king).
-    assert_eq!(
-        predicted(
-            START,
-            "sm Nf3; pv Ng1f3 d7d5 d2d4 Bc8f5 c2c4 e7e6 Qd1b3 Nb8c6 Qxb7 Nb4 Qxa8+ Qxa8;"
-        ),
-        some("pv Nf3 d5 d4 Bf5 c4 e6 Qb3 Nc6 Qxb7 Nb4 Qxa8 Qxa8")
-    );
-    let castle = "r3k3/1P6/8/8/8/8/8/R3K2R w KQq -";
-    assert_eq!(
-        predicted(castle, "sm 0-0; pv 0-0 Kd7 b7b8q Rxb8;"),
-        some("pv O-O Kd7 b8=Q Rxb8")
-    );
-    // From Black's side, the position of every reply after the first move.
-    assert_eq!(
-        predicted(
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3",
-            "sm c5; pv c7c5 g1f3 d7d6;"
-        ),
-        some("pv c5 Nf3 d6")
-    );
-    // pm alone, in coordinates with a lower-case promotion piece.
-    assert_eq!(predicted(castle, "sm b8=Q+; pm b7b8q;"), some("pm b8=Q+"));
-}
-
-#[test]
-fn a_pv_is_cut_at_its_first_move_that_is_not_legal() {
-    let some = |s: &str| Some(s.to_owned());
-    // An illegal move: the king cannot go to e2 a second time from e2.
-    assert_eq!(
-        predicted(START, "sm e4; pv e2e4 e7e5 Ke2 Ke7 Ke2 Ke8;"),
-        some("pv e4 e5 Ke2 Ke7")
-    );
-    // Badly cased pieces and squares are no notation the move reader knows (a
-    // lower-case `b` would be a file): the line stops there.
-    assert_eq!(
-        predicted(START, "sm e4; pv e4 e5 nf3 Nc6;"),
-        some("pv e4 e5")
-    );
-    assert_eq!(
-        predicted(START, "sm e4; pv e4 e5 NF3 Nc6;"),
-        some("pv e4 e5")
-    );
-    assert_eq!(predicted(START, "sm e4; pv e4 E7E5 g1f3;"), some("pv e4"));
-    // An ambiguous move, and a move that is a string, not a move.
-    assert_eq!(
-        predicted("k7/8/8/8/8/8/8/KN3N2 w - -", "sm Ka2; pv Ka2 Kb8 Nd2 Ka8;"),
-        some("pv Ka2 Kb8")
-    );
-    assert_eq!(predicted(START, "sm e4; pv e4 \"e5\" Nf3;"), some("pv e4"));
-    // Nothing legal in the pv: the pm stands in for it, and without a pm nothing is
-    // written.
-    assert_eq!(
-        predicted(START, "sm e4; pm e2e4; pv E2E4 e7e5;"),
-        some("pm e4")
-    );
-    assert_eq!(
-        predicted(START, "sm e4; pv E2E4 e7e5; ce 20;"),
-        some("[%eval 0.20] +0.20")
-    );
-    assert_eq!(predicted(START, "sm e4; pm e5; c0 \"x\";"), some("x"));
-}
-
-#[test]
-fn the_pgn_comments_carry_the_pv_in_san() {
-    let mut s = Script::new(config("60"));
-    s.reach_first_respond();
-    s.drain_all(5100);
-    s.line(
-        Port::A,
-        6000,
-        &format!("{START} refreq reply; sm e2e4; ce 20; acd 9; pv e2e4 e7e5 g1f3 b8c6;"),
-    );
-    s.drain_all(6001);
-    s.line(
-        Port::B,
-        6500,
-        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 refreq reply; sm e5; \
-         pv e7e5 nf3 Nc6;",
-    );
-    s.drain_all(6501);
-    s.line(
-        Port::A,
-        7000,
-        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 refreq reply; resign;",
-    );
-    let pgn = &s.reports[0].pgn;
-    let movetext: Vec<&str> = pgn
-        .split_once("\n\n")
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    let movetext = movetext.join(" ");
-    assert!(
-        movetext.starts_with(
-            "1. e4 {[%eval 0.20] +0.20/9 pv e4 e5 Nf3 Nc6 [%clk 0:00:59.1] [%emt 0:00:00.900]} \
-             1... e5 {pv e5 [%clk 0:00:59.5] [%emt 0:00:00.499]} {White resigns} 0-1"
-        ),
-        "{movetext}"
-    );
-}
-
-#[test]
 fn a_slow_line_costs_nobody_thinking_time() {
     let mut cfg = config("60");
     // One byte a millisecond on port A's line (about 10,000 baud).
@@ -769,29 +613,6 @@ fn quit_ends_the_match_and_says_so() {
     assert!(s.over && !s.stopped);
 }
 
-#[test]
-fn a_line_cut_by_the_opening_of_a_port_is_not_noise() {
-    let mut s = Script::new(config("60"));
-    let noise = |s: &Script| {
-        s.notices
-            .iter()
-            .filter(|n| matches!(n, Notice::Noise { .. }))
-            .count()
-    };
-    // The tail of a line from before the referee opened its port.
-    s.line(Port::A, 0, "QKq - refreq sign_o");
-    assert_eq!(noise(&s), 0);
-    s.line(Port::A, 10, &format!("{START} refreq sign_on;"));
-    s.line(Port::A, 20, "garbage");
-    assert_eq!(noise(&s), 1, "after a readable line, garbage is noise");
-    // A resume opens the ports again.
-    s.input(Input::Resume { at: ms(30) });
-    s.line(Port::A, 40, "cut short");
-    assert_eq!(noise(&s), 1);
-    s.line(Port::A, 50, "cut short");
-    assert_eq!(noise(&s), 2, "only the first line is forgiven");
-}
-
 fn sign_on_as(s: &mut Script, port: Port, at: u64, name: &str) {
     s.line(
         port,
@@ -802,94 +623,6 @@ fn sign_on_as(s: &mut Script, port: Port, at: u64, name: &str) {
 
 fn said(s: &Script) -> Vec<String> {
     s.notices.iter().map(ToString::to_string).collect()
-}
-
-#[test]
-fn crossed_cables_are_followed_and_said() {
-    let mut cfg = config("60");
-    cfg.names = [Some("Stockfish".into()), Some("Fairymax".into())];
-    let mut s = Script::new(cfg);
-    sign_on_as(&mut s, Port::A, 0, "fairymax");
-    sign_on_as(&mut s, Port::B, 10, "Stockfish");
-    let text = said(&s).join("\n");
-    assert!(text.contains("the cables are swapped"), "{text}");
-    assert!(
-        text.contains("game 1: Fairymax (White) vs Stockfish (Black)"),
-        "the player on port a plays White under its own name: {text}"
-    );
-}
-
-#[test]
-fn a_name_the_event_gives_neither_port_is_a_warning() {
-    let mut cfg = config("60");
-    cfg.names = [Some("Stockfish".into()), Some("Fairymax".into())];
-    let mut s = Script::new(cfg);
-    sign_on_as(&mut s, Port::A, 0, "Stockfish");
-    sign_on_as(&mut s, Port::B, 10, "GNU Chess");
-    let text = said(&s).join("\n");
-    assert!(!text.contains("swapped"), "{text}");
-    assert!(
-        text.contains("port b: signed on as \"GNU Chess\", a name the event gives neither port"),
-        "{text}"
-    );
-    assert!(text.contains("game 1: Stockfish (White) vs Fairymax (Black)"));
-}
-
-#[test]
-fn straight_cables_and_unnamed_events_say_nothing_more() {
-    for names in [
-        [Some("Ann".to_string()), Some("Bob".to_string())],
-        [None, None],
-    ] {
-        let mut cfg = config("60");
-        cfg.names = names;
-        let mut s = Script::new(cfg);
-        sign_on_as(&mut s, Port::A, 0, "Ann");
-        sign_on_as(&mut s, Port::B, 10, "Bob");
-        let text = said(&s).join("\n");
-        assert!(
-            !text.contains("cables") && !text.contains("neither"),
-            "{text}"
-        );
-    }
-}
-
-#[test]
-fn a_silent_port_is_probed_once_and_an_echo_names_the_miswiring() {
-    let mut s = Script::new(config("60"));
-    assert_eq!(s.referee.poll_timeout(), Some(cables::PROBE_AFTER));
-    s.input(Input::Timeout {
-        at: cables::PROBE_AFTER,
-    });
-    let sent = s.take();
-    assert_eq!(sent.len(), 2, "{sent:?}");
-    assert!(sent[0].1.contains(cables::PROBE_REASON), "{sent:?}");
-    assert_eq!(s.referee.poll_timeout(), None, "once");
-    // Port a's probe arrives on port b: one cable.
-    let probe_a = sent[0].1.clone();
-    s.line(Port::B, 3100, &probe_a);
-    assert!(
-        said(&s)
-            .iter()
-            .any(|n| n.starts_with("ports a and b are the two ends of one cable"))
-    );
-    // Port b's probe arrives on port b: a loopback.
-    let probe_b = sent[1].1.clone();
-    s.notices.clear();
-    s.line(Port::B, 3200, &probe_b);
-    assert!(said(&s)[0].starts_with("port b: argus's own record came back"));
-}
-
-#[test]
-fn a_port_that_signed_on_is_not_probed() {
-    let mut s = Script::new(config("60"));
-    s.line(Port::A, 0, &format!("{START} refreq sign_on;"));
-    s.input(Input::Timeout {
-        at: cables::PROBE_AFTER,
-    });
-    let sent = s.take();
-    assert_eq!(sent.len(), 1, "{sent:?}");
-    assert_eq!(sent[0].0, Port::B);
 }
 
 #[test]
