@@ -19,10 +19,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use shakmaty::fen::Epd;
-use shakmaty::{Chess, EnPassantMode};
+use shakmaty::Chess;
 
 use super::registry::Registry;
+use crate::core::referee::{REFCOM, command_record};
 use crate::epd::{Operand, Record};
 
 /// How long a new connection has to send its `sign_on`: a client sends it at once.
@@ -289,20 +289,16 @@ impl Refusals {
     }
 }
 
-/// A record of the standard start position with `refcom` and, if given, `c0`.
-pub fn referee_record(refcom: &str, reason: Option<&str>) -> String {
-    let mut rec = Record::new(Epd::from_position(&Chess::default(), EnPassantMode::Always));
-    if let Some(reason) = reason {
-        rec.set("c0", vec![Operand::lossy_string(reason)]);
-    }
-    rec.set("refcom", vec![Operand::Identifier(refcom.into())]);
-    rec.to_string()
-}
-
 /// Says `why` to a connection in a `fault` (if it can take it at once) and closes it.
 fn refuse(mut stream: TcpStream, why: &str) {
     let _ = stream.set_nonblocking(true);
-    let _ = stream.write_all(format!("{}\n", referee_record("fault", Some(why))).as_bytes());
+    let _ = stream.write_all(
+        format!(
+            "{}\n",
+            command_record(&Chess::default(), REFCOM, "fault", Some(why))
+        )
+        .as_bytes(),
+    );
 }
 
 /// Has the registry admit or refuse a connection whose first line is `line`.

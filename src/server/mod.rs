@@ -57,6 +57,7 @@ use crossbeam_channel::Sender;
 
 use crate::client::{self, ClientOptions, Engine, Stop, StopReason};
 use crate::core::clock::TimeControl;
+use crate::core::referee::{REFCOM, STOP_REASON, command_record};
 use crate::core::supervisor::Command;
 use crate::core::{DrawRule, GameReport, IllegalRule, MatchConfig, Notice, Referee};
 use crate::mediator::journal::{self, Event as JournalEvent, Journal};
@@ -68,6 +69,7 @@ use crate::tournament::{
     SprtDecision, Standings, schedule,
 };
 use crate::transport::memory;
+use shakmaty::Chess;
 
 /// An event: its players, its format and its games. `event.jsonl` holds it, so that
 /// `--resume DIR` needs nothing else.
@@ -825,10 +827,11 @@ fn run_event(
     // over, `fault` when it stopped.
     closing.store(true, Ordering::SeqCst);
     let last = if stopped {
-        listen::referee_record("fault", Some(crate::core::referee::STOP_REASON))
+        command_record(&Chess::default(), REFCOM, "fault", Some(STOP_REASON))
     } else {
-        listen::referee_record("disconnect", None)
-    };
+        command_record(&Chess::default(), REFCOM, "disconnect", None)
+    }
+    .to_string();
     for router in registry.routers() {
         router.send(&last);
         if !stopped {

@@ -37,6 +37,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use shakmaty::Chess;
+
+use crate::core::referee::{REFCOM, command_record};
 use crate::transport::stamped::{self, Feed, Stamped};
 use crate::transport::{LinkEvent, Wire};
 
@@ -177,7 +180,7 @@ impl Router {
     /// whose other end is gone does not hold anything up), and closes it.
     fn replace(&self, why: &str) {
         let _ = self.stream.set_nonblocking(true);
-        self.send(&super::listen::referee_record("fault", Some(why)));
+        self.send(&command_record(&Chess::default(), REFCOM, "fault", Some(why)).to_string());
         self.close();
     }
 }

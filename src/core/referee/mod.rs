@@ -35,6 +35,7 @@ mod types;
 use records::*;
 
 pub use cables::PROBE_REASON;
+pub use records::{REFCOM, command_record};
 
 pub use types::*;
 

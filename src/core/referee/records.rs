@@ -87,18 +87,29 @@ impl Referee {
     }
 
     pub(super) fn fault_record(pos: &Chess, reason: &str) -> Record {
-        let mut rec = record(pos, "fault");
-        rec.set("c0", [Operand::lossy_string(reason)]);
-        rec
+        command_record(pos, REFCOM, "fault", Some(reason))
     }
 }
 
-/// A record of `pos` with the given `refcom`. The en passant field names the square
-/// after every double pawn push (EPD spec 4.4).
-pub(super) fn record(pos: &Chess, refcom: &str) -> Record {
+/// The opcode of the referee's commands (`refcom reset`).
+pub const REFCOM: &str = "refcom";
+
+/// A record of `pos` that says `command` under `opcode` ([`REFCOM`], or `refreq` for a
+/// client's requests), with `reason` in `c0` when given: the referee's records and those
+/// the listener of `argus serve` sends before a game are built here. The en passant
+/// field names the square after every double pawn push (EPD spec 4.4).
+pub fn command_record(pos: &Chess, opcode: &str, command: &str, reason: Option<&str>) -> Record {
     let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
-    rec.set("refcom", [Operand::Identifier(refcom.into())]);
+    rec.set(opcode, [Operand::Identifier(command.into())]);
+    if let Some(reason) = reason {
+        rec.set("c0", [Operand::lossy_string(reason)]);
+    }
     rec
+}
+
+/// A record of `pos` with the given `refcom`.
+pub(super) fn record(pos: &Chess, refcom: &str) -> Record {
+    command_record(pos, REFCOM, refcom, None)
 }
 
 pub(super) fn number_ops(rec: &mut Record, pos: &Chess) {
