@@ -34,7 +34,8 @@ use crate::mediator::config::{
     syntax_error,
 };
 
-use super::{EngineSpec, RemotePlayer};
+use super::engines::EngineSpec;
+use super::registry::RemotePlayer;
 
 /// One key of the file as the words of its option.
 #[derive(Clone, Debug, PartialEq, Eq)]

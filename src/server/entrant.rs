@@ -1,7 +1,8 @@
 //! The players of an event: engines argus starts, players listed by name that connect
 //! by themselves, and seats for players not named in advance.
 
-use super::{EngineSpec, RemotePlayer, Seat, ServeConfig, ServeError};
+use super::engines::EngineSpec;
+use super::registry::{RemotePlayer, Seat};
 
 /// A player of an event: an engine argus starts, or a player that connects over TCP.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -29,27 +30,6 @@ impl Entrant {
     pub fn is_remote(&self) -> bool {
         !matches!(self, Entrant::Engine(_))
     }
-}
-
-/// Checks an event's players before anything else: two or more, and seats only in an
-/// open event.
-///
-/// # Errors
-///
-/// [`ServeError::TooFew`], [`ServeError::ClosedSeats`].
-pub fn check_players(cfg: &ServeConfig) -> Result<(), ServeError> {
-    if cfg.players.len() < 2 {
-        return Err(ServeError::TooFew);
-    }
-    let seats = cfg.players.iter().any(|p| matches!(p, Entrant::Seat(_)));
-    let closed = cfg
-        .players
-        .iter()
-        .any(|p| matches!(p, Entrant::Remote(r) if r.token.is_some()));
-    if seats && closed {
-        return Err(ServeError::ClosedSeats);
-    }
-    Ok(())
 }
 
 /// The players of `--players FILE`: one `NAME TOKEN` a line, the token its last word

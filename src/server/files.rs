@@ -1,7 +1,7 @@
-//! The files an event keeps in its folder besides the games' journals: its own journal
-//! (`event.jsonl`, each line written and flushed at once, and handed to the standby
-//! stream) and the standings (`standings.txt`, `standings.json`: the table and
-//! crosstable, the SPRT, the ratings, a knockout's bracket), and the games' file names.
+//! The files an event keeps in its folder besides the games' journals and its own
+//! (`event.jsonl`, which `event_log.rs` writes): `games.pgn`, the standings
+//! (`standings.txt`, `standings.json`: the table and crosstable, the SPRT, the ratings,
+//! a knockout's bracket), and the games' file names.
 
 use std::fs;
 use std::io::Write;
@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::error::{ServeError, io_err};
 use super::state::EventState;
-use super::{ServeError, io_err};
-use crate::mediator::standby::Hub;
 use crate::tournament::rating::Report;
 use crate::tournament::{GameSpec, Knockout, Sprt, Standings};
 use crate::watch::live::Live;
@@ -19,64 +18,6 @@ use crate::watch::live::Live;
 /// A game's file names, without extension.
 pub(super) fn stem(spec: &GameSpec) -> String {
     format!("game-{:04}", spec.number)
-}
-
-/// The event's own journal: JSON Lines, each written and flushed at once (and handed
-/// to the standby stream, with the file's length before it).
-pub(super) struct EventJournal {
-    path: PathBuf,
-    file: fs::File,
-    standby: Option<(Arc<Hub>, u64)>,
-}
-
-impl EventJournal {
-    /// Opens the journal of an event to go on with it.
-    pub(super) fn append(
-        path: &Path,
-        standby: Option<&Arc<Hub>>,
-    ) -> Result<EventJournal, ServeError> {
-        let file = fs::File::options()
-            .append(true)
-            .open(path)
-            .map_err(io_err(path))?;
-        let len = file.metadata().map_err(io_err(path))?.len();
-        Ok(EventJournal {
-            path: path.to_path_buf(),
-            file,
-            standby: standby.map(|hub| (Arc::clone(hub), len)),
-        })
-    }
-
-    pub(super) fn create(
-        path: &Path,
-        standby: Option<&Arc<Hub>>,
-    ) -> Result<EventJournal, ServeError> {
-        // Its settings hold the players' token hashes: its owner's alone.
-        let file = crate::secret::private(&mut fs::File::options())
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(io_err(path))?;
-        Ok(EventJournal {
-            path: path.to_path_buf(),
-            file,
-            standby: standby.map(|hub| (Arc::clone(hub), 0)),
-        })
-    }
-
-    pub(super) fn write(&mut self, value: &serde_json::Value) -> Result<(), ServeError> {
-        let mut line = value.to_string();
-        line.push('\n');
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.flush())
-            .map_err(io_err(&self.path))?;
-        if let Some((hub, len)) = &mut self.standby {
-            hub.publish(&self.path, *len, line.as_bytes());
-            *len += line.len() as u64;
-        }
-        Ok(())
-    }
 }
 
 /// `games.pgn`, held open for the event: appending a game needs no new descriptor,

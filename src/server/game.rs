@@ -2,9 +2,27 @@
 //! players: local engines as `argus client` sessions on in-memory lines, or remote
 //! players on their TCP connections.
 
-use super::*;
+use std::io;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossbeam_channel::Sender;
+
+use super::control::GameStatus;
+use super::entrant::Entrant;
+use super::files::stem;
+use super::settings::ServeConfig;
+use super::shared::{Controls, Msg, lock};
+use crate::client::{self, ClientOptions, Engine, Stop, StopReason};
 use crate::core::game::GameResult;
+use crate::core::supervisor::Command;
+use crate::core::{GameReport, MatchConfig, Notice, Referee};
+use crate::mediator::journal::{self, Event as JournalEvent, Journal};
+use crate::mediator::{self, Control, Eol, Line, Records, Watcher};
+use crate::tournament::{Adjudicator, GameSpec};
 use crate::transport::Wire;
+use crate::transport::memory;
 use shakmaty::Color;
 
 /// The settings of one game: a match of one game between its White (port a) and its

@@ -15,7 +15,7 @@
 //!
 //! [`LocalSession::finish_keeping`]: crate::client::session::LocalSession::finish_keeping
 
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::client::Engine;
 
@@ -37,7 +37,7 @@ impl Idle {
     /// An engine of `player` kept from an earlier game and still running, if there is
     /// one (those that exited meanwhile are let go).
     pub(super) fn take(&self, player: usize) -> Option<Box<dyn Engine>> {
-        let mut engines = super::lock(&self.engines);
+        let mut engines = lock(&self.engines);
         loop {
             let at = engines.iter().rposition(|(p, _)| *p == player)?;
             let (_, mut engine) = engines.swap_remove(at);
@@ -55,7 +55,7 @@ impl Idle {
     /// may be.
     #[cfg_attr(not(unix), allow(dead_code))]
     pub(super) fn keep(&self, player: usize, mut engine: Box<dyn Engine>) {
-        let mut engines = super::lock(&self.engines);
+        let mut engines = lock(&self.engines);
         if engines.len() < self.most {
             engines.push((player, engine));
         } else {
@@ -67,7 +67,7 @@ impl Idle {
     /// How many engines are kept.
     #[cfg(test)]
     fn len(&self) -> usize {
-        super::lock(&self.engines).len()
+        lock(&self.engines).len()
     }
 }
 
@@ -79,6 +79,11 @@ impl Drop for Idle {
             engine.quit();
         }
     }
+}
+
+/// Locks `m`, whether or not a thread panicked while it held it.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! A knockout event (`--format knockout`) on the event's thread: the bracket
 //! ([`Knockout`], pure) moves with each game that ends, and the games it adds (a
 //! tie-break pair, the next round) go to `event.jsonl` at once, after the game's line:
-//! `{"round":1,"pairings":[...],"byes":[...]}` for a round,
-//! `{"round":1,"tiebreak":[...],"between":[0,3]}` for a tie-break pair.
+//! `{"byes":[...],"pairings":[...],"round":1}` for a round,
+//! `{"between":[0,3],"round":1,"tiebreak":[...]}` for a tie-break pair (`event_log.rs`
+//! writes them).
 //!
 //! `--resume` plays the journal's results through a new bracket in the order they came
 //! ([`Knockout::replay`]), which makes the same games with the same numbers; a batch the
@@ -10,58 +11,34 @@
 //! then.
 
 use crate::core::game::GameResult;
-use crate::tournament::{Batch, BatchKind, Knockout};
+use crate::tournament::Knockout;
 
-use super::files::EventJournal;
-use super::{ServeConfig, ServeError};
-
-/// The journal line of a batch.
-pub(super) fn batch_line(batch: &Batch) -> serde_json::Value {
-    match &batch.kind {
-        BatchKind::Round { byes } => serde_json::json!({
-            "round": batch.round,
-            "pairings": batch.games,
-            "byes": byes,
-        }),
-        BatchKind::Tiebreak { first, second } => serde_json::json!({
-            "round": batch.round,
-            "tiebreak": batch.games,
-            "between": [first, second],
-        }),
-    }
-}
-
-/// Whether a journal line is a knockout's batch.
-fn is_batch(line: &serde_json::Value) -> bool {
-    line.get("pairings").is_some() || line.get("tiebreak").is_some()
-}
+use super::error::ServeError;
+use super::event_log::{Entry, EventJournal, Line};
+use super::settings::ServeConfig;
 
 /// The results of the journal's lines in their order: a game's number and its result
 /// (None for a game that could not be played).
-fn results(lines: &[serde_json::Value]) -> Vec<(u32, Option<GameResult>)> {
-    lines
-        .iter()
-        .skip(1)
-        .filter_map(super::resume::game_line)
-        .collect()
+fn results(entries: &[Entry]) -> Vec<(u32, Option<GameResult>)> {
+    entries.iter().filter_map(Entry::game).collect()
 }
 
-/// The knockout of the event whose journal's lines are `lines`, rebuilt; the batches
+/// The knockout of the event whose journal's lines say `entries`, rebuilt; the batches
 /// the journal lacks are written to it.
 pub(super) fn rebuild(
     cfg: &ServeConfig,
-    lines: &[serde_json::Value],
+    entries: &[Entry],
     journal: &mut EventJournal,
 ) -> Result<Knockout, ServeError> {
     let (knockout, batches) = Knockout::replay(
         cfg.players.len(),
         cfg.games,
         cfg.openings.len(),
-        results(lines),
+        results(entries),
     );
-    let recorded = lines.iter().skip(1).filter(|l| is_batch(l)).count();
+    let recorded = entries.iter().filter(|e| e.is_batch()).count();
     for batch in batches.iter().skip(recorded) {
-        journal.write(&batch_line(batch))?;
+        journal.write(&Line::batch(batch))?;
     }
     if recorded > batches.len() {
         log::warn!(
@@ -78,8 +55,7 @@ mod tests {
 
     #[test]
     fn the_results_are_read_in_the_journal_order() {
-        let lines: Vec<serde_json::Value> = [
-            r#"{"event":"serve"}"#,
+        let entries: Vec<Entry> = [
             r#"{"round":1,"pairings":[]}"#,
             r#"{"game":2,"result":"1-0"}"#,
             r#"{"game":1,"failed":"no engine"}"#,
@@ -87,16 +63,16 @@ mod tests {
             r#"{"game":3,"result":"*"}"#,
         ]
         .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|l| Entry::of(&serde_json::from_str(l).unwrap()))
         .collect();
         assert_eq!(
-            results(&lines),
+            results(&entries),
             [
                 (2, Some(GameResult::WhiteWins)),
                 (1, None),
                 (3, Some(GameResult::Unknown))
             ]
         );
-        assert_eq!(lines.iter().filter(|l| is_batch(l)).count(), 1);
+        assert_eq!(entries.iter().filter(|e| e.is_batch()).count(), 1);
     }
 }

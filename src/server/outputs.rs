@@ -20,7 +20,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 use crate::epd::{Operand, Record};
 
-use super::ServeConfig;
+use super::settings::ServeConfig;
 
 /// Where the copies go, and the event's name in the EPD ids.
 pub(super) struct Outputs {

@@ -4,142 +4,62 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use crate::core::game::GameResult;
 use crate::tournament::GameSpec;
 
-use super::files::{EventJournal, stem};
+use super::entrant::Entrant;
+use super::error::ServeError;
+use super::event_log::{self, Entry, EventJournal, PastGame};
+use super::files::stem;
+use super::knockout;
 use super::outputs::Outputs;
+use super::queue::swiss_round;
+use super::settings::ServeConfig;
 use super::state::EventState;
-use super::{Entrant, ServeConfig, ServeError, TakenBy, knockout};
 
-/// Reads `DIR/event.jsonl`: the event's settings (its folder now `dir`) and its lines.
-pub(super) fn read(dir: &Path) -> Result<(ServeConfig, Vec<serde_json::Value>), ServeError> {
-    let path = dir.join("event.jsonl");
-    let bad = |why: String| ServeError::Resume {
-        path: dir.to_path_buf(),
-        why,
-    };
-    let file = fs::File::open(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-    let mut lines = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| bad(format!("{}: {e}", path.display())))?;
-        match serde_json::from_str::<serde_json::Value>(&line) {
-            Ok(value) => lines.push(value),
-            // A last line the dead referee did not finish is left out.
-            Err(_) if line.trim().is_empty() => {}
-            Err(e) => {
-                log::warn!(
-                    "{}: line {} is not whole ({e}); left out",
-                    path.display(),
-                    i + 1
-                );
-            }
-        }
-    }
-    let config = lines
-        .first()
-        .and_then(|first| first.get("config"))
-        .ok_or_else(|| {
-            bad(format!(
-                "{} does not begin with the event's settings",
-                path.display()
-            ))
-        })?;
-    let mut cfg: ServeConfig = serde_json::from_value(config.clone())
-        .map_err(|e| bad(format!("{}: its settings: {e}", path.display())))?;
-    cfg.out = dir.to_path_buf();
-    take_seats(&mut cfg, &lines);
-    Ok((cfg, lines))
+/// Reads `DIR/event.jsonl`: the event's settings (its folder now `dir`, its seats named
+/// as their players took them) and what its lines after the first say.
+pub(super) fn read(dir: &Path) -> Result<(ServeConfig, Vec<Entry>), ServeError> {
+    let (mut cfg, entries) = event_log::read(dir)?;
+    take_seats(&mut cfg, &entries);
+    Ok((cfg, entries))
+}
+
+/// Reads the settings of the event in `dir` (for what `argus serve --resume` prints
+/// before it goes on).
+///
+/// # Errors
+///
+/// [`ServeError::Resume`] when the folder holds no event.
+pub fn event_settings(dir: &Path) -> Result<ServeConfig, ServeError> {
+    read(dir).map(|(cfg, _)| cfg)
 }
 
 /// Gives the event's seats the names their players took, as the journal's `seat` lines
-/// say (`{"seat":1,"player":3,"name":"Ann","taken_by":"name"}`): a resumed event pairs
+/// say (`{"name":"Ann","player":3,"seat":1,"taken_by":"name"}`): a resumed event pairs
 /// the same players, and each seat is its player's still.
-fn take_seats(cfg: &mut ServeConfig, lines: &[serde_json::Value]) {
-    for line in lines.iter().skip(1) {
-        let (Some(number), Some(player), Some(name)) = (
-            line.get("seat").and_then(serde_json::Value::as_u64),
-            line.get("player").and_then(serde_json::Value::as_u64),
-            line.get("name").and_then(serde_json::Value::as_str),
-        ) else {
+fn take_seats(cfg: &mut ServeConfig, entries: &[Entry]) {
+    for entry in entries {
+        let Entry::Seat {
+            number,
+            player,
+            name,
+            taken_by,
+        } = entry
+        else {
             continue;
         };
-        let taken = line
-            .get("taken_by")
-            .and_then(|t| serde_json::from_value::<TakenBy>(t.clone()).ok())
-            .unwrap_or(TakenBy::Name);
-        match cfg.players.get_mut(player as usize) {
-            Some(Entrant::Seat(seat)) if u64::from(seat.number) == number => {
-                seat.name = name.to_string();
-                seat.taken = Some(taken);
+        match cfg.players.get_mut(*player as usize) {
+            Some(Entrant::Seat(seat)) if u64::from(seat.number) == *number => {
+                seat.name.clone_from(name);
+                seat.taken = Some(*taken_by);
             }
             _ => log::warn!(
                 "event.jsonl: seat {number} of player {player} ({name}) is no seat of the event; left out"
             ),
         }
     }
-}
-
-/// A game with a result, as the event's journal has it.
-#[derive(Debug)]
-pub(super) struct PastGame {
-    pub(super) result: GameResult,
-    /// Its PGN Termination.
-    pub(super) termination: String,
-    /// How White and Black used their time (none in older journals).
-    pub(super) time_use: [crate::core::TimeUse; 2],
-}
-
-/// The time use of a game line's `time_use` (White's, Black's), as
-/// [`time_use_json`] writes it.
-fn time_use_of(line: &serde_json::Value) -> [crate::core::TimeUse; 2] {
-    let side = |i: usize| {
-        let v = &line["time_use"][i];
-        let ms = |k: &str| v.get(k).and_then(serde_json::Value::as_u64);
-        crate::core::TimeUse {
-            moves: ms("moves").and_then(|n| u32::try_from(n).ok()).unwrap_or(0),
-            thinking: std::time::Duration::from_millis(ms("thinking_ms").unwrap_or(0)),
-            left: ms("left_ms").map(std::time::Duration::from_millis),
-            overshoots: ms("overshoots")
-                .and_then(|n| u32::try_from(n).ok())
-                .unwrap_or(0),
-        }
-    };
-    [side(0), side(1)]
-}
-
-/// A game's time use for its line in the event's journal.
-pub(super) fn time_use_json(time_use: &[crate::core::TimeUse; 2]) -> serde_json::Value {
-    serde_json::Value::Array(
-        time_use
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "moves": t.moves,
-                    "thinking_ms": u64::try_from(t.thinking.as_millis()).unwrap_or(u64::MAX),
-                    "left_ms": t.left.map(|l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX)),
-                    "overshoots": t.overshoots,
-                })
-            })
-            .collect(),
-    )
-}
-
-/// What a line of the event's journal says of a game: its number, and its result
-/// (`None` for a game that could not be played); `None` for a line that is no game's.
-pub(super) fn game_line(line: &serde_json::Value) -> Option<(u32, Option<GameResult>)> {
-    let number = line
-        .get("game")
-        .and_then(serde_json::Value::as_u64)
-        .and_then(|n| u32::try_from(n).ok())?;
-    if line.get("failed").is_some() {
-        return Some((number, None));
-    }
-    let result = line.get("result").and_then(serde_json::Value::as_str)?;
-    Some((number, Some(GameResult::from_pgn(result))))
 }
 
 /// What an event's journal says happened.
@@ -160,40 +80,27 @@ pub(super) struct Past {
 }
 
 impl Past {
-    pub(super) fn read(lines: &[serde_json::Value]) -> Past {
+    pub(super) fn read(entries: &[Entry]) -> Past {
         let mut past = Past::default();
-        for line in lines.iter().skip(1) {
-            if let Some(pairings) = line.get("pairings") {
-                if let Ok(games) = serde_json::from_value::<Vec<GameSpec>>(pairings.clone()) {
-                    past.swiss_games.extend(games);
-                    past.swiss_rounds += 1;
+        for entry in entries {
+            match entry {
+                Entry::Pairings { games, bye } => {
+                    if let Some(games) = games {
+                        past.swiss_games.extend(games.iter().cloned());
+                        past.swiss_rounds += 1;
+                    }
+                    if let Some(bye) = bye {
+                        past.byes.push(*bye);
+                    }
                 }
-                if let Some(bye) = line.get("bye").and_then(serde_json::Value::as_u64) {
-                    past.byes.push(bye as usize);
+                Entry::Failed(number) => {
+                    past.failed.insert(*number);
                 }
-                continue;
-            }
-            match game_line(line) {
-                Some((number, None)) => {
-                    past.failed.insert(number);
+                Entry::Game(number, game) => {
+                    past.results.insert(*number, game.clone());
+                    past.last_recorded = Some(*number);
                 }
-                Some((number, Some(result))) => {
-                    let termination = line
-                        .get("termination")
-                        .and_then(|t| t.as_str())
-                        .unwrap_or_default()
-                        .to_string();
-                    past.results.insert(
-                        number,
-                        PastGame {
-                            result,
-                            termination,
-                            time_use: time_use_of(line),
-                        },
-                    );
-                    past.last_recorded = Some(number);
-                }
-                None => {}
+                Entry::Tiebreak | Entry::Seat { .. } | Entry::Other => {}
             }
         }
         past
@@ -212,19 +119,19 @@ pub(super) struct Rebuilt {
     pub(super) queue: VecDeque<GameSpec>,
 }
 
-/// Rebuilds `state` from the journal's `lines` (the event's schedule `games` before any
+/// Rebuilds `state` from what the journal's lines say, `entries` (the event's schedule `games` before any
 /// pairing): the results counted, a Swiss's rounds and byes or a knockout's bracket as
 /// paired (and the next round paired when the stop came after the last game of one),
 /// and the files made whole.
 pub(super) fn rebuild(
     cfg: &ServeConfig,
-    lines: &[serde_json::Value],
+    entries: &[Entry],
     mut games: Vec<GameSpec>,
     state: &mut EventState,
     journal: &mut EventJournal,
     outputs: &Outputs,
 ) -> Result<Rebuilt, ServeError> {
-    let past = Past::read(lines);
+    let past = Past::read(entries);
     if let Some(sw) = &mut state.swiss {
         games = past.swiss_games.clone();
         sw.round = past.swiss_rounds;
@@ -235,7 +142,7 @@ pub(super) fn rebuild(
         sw.bye = past.byes.last().copied();
     }
     if state.knockout.is_some() {
-        let k = knockout::rebuild(cfg, lines, journal)?;
+        let k = knockout::rebuild(cfg, entries, journal)?;
         games = k.games().to_vec();
         state.knockout = Some(k);
     }
@@ -273,7 +180,7 @@ pub(super) fn rebuild(
         // Stopped after the last game of a round: the next round is paired now.
         if sw.left == 0 && sw.round < cfg.rounds {
             let first = games.len() as u32 + 1;
-            let next = super::swiss_round(sw, cfg, &mut state.standings, first, journal)?;
+            let next = swiss_round(sw, cfg, &mut state.standings, first, journal)?;
             games.extend(next);
         }
     }

@@ -10,7 +10,7 @@ use crate::tournament::{
     Failure, Format, GameSpec, Knockout, Sprt, Standings, SwissHistory, pair_round, swiss_games,
 };
 
-use super::ServeConfig;
+use super::settings::ServeConfig;
 
 /// The event's results and the state they move.
 pub(super) struct EventState {

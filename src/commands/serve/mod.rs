@@ -146,10 +146,11 @@ pub(crate) fn run(
         standby: hub.as_ref(),
         listen: took_over.as_ref().map(|t| t.listen),
     };
-    let summary = match &args.resume {
-        Some(dir) => server::resume_with(dir, &setup, &REQUESTS, &mut progress)?,
-        None => server::run_with(&cfg, &setup, &REQUESTS, &mut progress)?,
+    let start = match &args.resume {
+        Some(dir) => server::Start::Resume(dir),
+        None => server::Start::New(&cfg),
     };
+    let summary = server::run(start, &setup, &REQUESTS, &mut progress)?;
     if let Some(hub) = &hub {
         hub.close(summary.stopped);
     }

@@ -1,0 +1,148 @@
+//! An event's settings (`ServeConfig`): its players, format, games and files, as the
+//! options or `--config` gave them, and the checks on its players. The first line of
+//! `event.jsonl` holds them, so that `--resume DIR` needs nothing else. What an event is
+//! run with besides them (`Setup`: the views, the standby stream) is here too.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::entrant::Entrant;
+use super::error::ServeError;
+use crate::core::clock::TimeControl;
+use crate::core::{DrawRule, IllegalRule};
+use crate::mediator::standby::Hub;
+use crate::tournament::{AdjudicationRules, Format, SprtConfig};
+use crate::watch::live::Live;
+
+/// An event: its players, its format and its games. `event.jsonl` holds it, so that
+/// `--resume DIR` needs nothing else.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ServeConfig {
+    /// The players, in the order given (the gauntlet's first player first).
+    pub players: Vec<Entrant>,
+    /// Where players that connect by themselves connect (needed when there are any).
+    pub listen: Option<SocketAddr>,
+    /// The connections taken at once (256 when not given).
+    #[serde(default)]
+    pub max_clients: Option<usize>,
+    /// How they are paired.
+    pub format: Format,
+    /// How many times the pairings are played.
+    pub rounds: u32,
+    /// Games per pairing in a round, the colours alternating.
+    pub games: u32,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Start positions (each as FEN, with the tags that name it) in the order the
+    /// encounters take them, each `repeat` games in a row; empty for the standard array.
+    pub openings: Vec<crate::core::Opening>,
+    /// Where the openings came from (`--openings`), for the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings_from: Option<crate::openings::OpeningsSpec>,
+    /// The games in a row of a pairing that take each opening, the colours alternating
+    /// (`--repeat`).
+    #[serde(default = "two")]
+    pub repeat: u32,
+    /// The seed of the openings' random order (`--srand`, or the one drawn when none
+    /// was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srand: Option<u64>,
+    /// The time control of every game.
+    pub time_control: TimeControl,
+    /// When repetition and fifty-move draws apply.
+    pub draw_rule: DrawRule,
+    /// What an illegal move costs.
+    pub illegal: IllegalRule,
+    /// The PGN Event tag.
+    pub event: String,
+    /// The PGN Site tag.
+    pub site: String,
+    /// The PGN Date tag.
+    pub date: String,
+    /// The pause after `reset`.
+    pub reset_delay: Duration,
+    /// The pause after `conclude`.
+    pub conclude_delay: Duration,
+    /// Adjudication by the engines' evaluations (`--resign`, `--draw`, `--maxmoves`).
+    pub adjudication: AdjudicationRules,
+    /// The SPRT of a two-player match over its game pairs; the event stops at a bound.
+    pub sprt: Option<SprtConfig>,
+    /// The ratings are reported after every this many games with a result (0: only at
+    /// the end).
+    #[serde(default)]
+    pub rating_interval: u32,
+    /// Every game is appended to this file too (`--pgnout`).
+    #[serde(default)]
+    pub pgnout: Option<PathBuf>,
+    /// The final position of every game is appended to this file as an EPD line
+    /// (`--epdout`).
+    #[serde(default)]
+    pub epdout: Option<PathBuf>,
+    /// The standby stream (`--standby-listen`, `--standby-sync`, `--standby-key`;
+    /// docs/standby.md): kept so that a resumed referee offers it again, where an
+    /// observer that took the event over tells it so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standby: Option<StandbySettings>,
+    /// The audience's page (`--http`): served again by `--resume`, unless it gives
+    /// another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<String>,
+    /// The event's folder.
+    pub out: PathBuf,
+}
+
+/// The standby stream of an event, as its options gave it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StandbySettings {
+    /// Where observers connect (`--standby-listen`).
+    pub listen: SocketAddr,
+    /// A line is relayed once the observers hold it (`--standby-sync`).
+    #[serde(default)]
+    pub sync: bool,
+    /// The key's file (`--standby-key`), absolute; the key itself is never recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<PathBuf>,
+}
+
+fn two() -> u32 {
+    2
+}
+
+/// The port `argus serve` listens on unless told another address.
+pub const DEFAULT_PORT: u16 = 5150;
+
+/// Checks an event's players before anything else: two or more, and seats only in an
+/// open event.
+///
+/// # Errors
+///
+/// [`ServeError::TooFew`], [`ServeError::ClosedSeats`].
+pub fn check_players(cfg: &ServeConfig) -> Result<(), ServeError> {
+    if cfg.players.len() < 2 {
+        return Err(ServeError::TooFew);
+    }
+    let seats = cfg.players.iter().any(|p| matches!(p, Entrant::Seat(_)));
+    let closed = cfg
+        .players
+        .iter()
+        .any(|p| matches!(p, Entrant::Remote(r) if r.token.is_some()));
+    if seats && closed {
+        return Err(ServeError::ClosedSeats);
+    }
+    Ok(())
+}
+
+/// What an event is run with besides its settings.
+#[derive(Clone, Copy, Default)]
+pub struct Setup<'a> {
+    /// The views' model of the games (`--http`, the terminal view).
+    pub live: Option<&'a Arc<Live>>,
+    /// The standby stream (`--standby-listen`): every journal line of the event goes to
+    /// the observers as it is written.
+    pub standby: Option<&'a Arc<Hub>>,
+    /// Where the players connect, instead of the address the settings give (an observer
+    /// that took over listens on its own).
+    pub listen: Option<SocketAddr>,
+}
