@@ -13,7 +13,7 @@ use super::control::GameStatus;
 use super::entrant::Entrant;
 use super::files::stem;
 use super::settings::ServeConfig;
-use super::shared::{Controls, Msg, lock};
+use super::shared::{Controls, Event, GameControl, Msg, lock};
 use crate::client::{self, ClientOptions, Engine, Stop, StopReason};
 use crate::core::game::GameResult;
 use crate::core::supervisor::Command;
@@ -209,7 +209,7 @@ fn journal_not_played(e: &journal::JournalError) -> NotPlayed {
 }
 
 pub(super) fn play(
-    event: &super::Event<'_>,
+    event: &Event<'_>,
     spec: &GameSpec,
     controls: &Controls,
     msgs: &Sender<Msg>,
@@ -374,7 +374,7 @@ pub(super) fn play(
     };
     lock(controls).insert(
         spec.number,
-        super::GameControl {
+        GameControl {
             tx: control_tx.clone(),
             // An engine's restart holds this thread: the event's stop ends it.
             local_stops: if local {

@@ -55,9 +55,6 @@ pub use registry::{RemotePlayer, Seat, TakenBy};
 pub use resume::event_settings;
 pub use settings::{DEFAULT_PORT, ServeConfig, Setup, StandbySettings, check_players};
 
-// `game.rs` names these through `super::`.
-use shared::{Event, GameControl};
-
 use std::path::Path;
 
 /// How an event begins.
