@@ -120,7 +120,7 @@ pub enum EngineError {
 }
 
 /// Something that chooses moves. Adapters for UCI and CECP engines, the person at the
-/// keyboard and the random mover implement it; the protocol driver [`run`] is the same
+/// keyboard and the random mover implement it; the protocol driver [`run`](crate::client::run) is the same
 /// for all. It works on a thread of its own while the driver reads the line.
 pub trait Engine: Send {
     /// The engine's name, for `tcsi`.

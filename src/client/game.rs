@@ -4,11 +4,11 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use shakmaty::fen::Epd;
 use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use super::engine::TurnClocks;
 use crate::core::clock::{Clocks, TimeControl};
+use crate::core::referee::command_record;
 use crate::epd::{Operand, Record, resolve_move};
 use crate::mediator::Eol;
 
@@ -233,10 +233,9 @@ pub(super) fn same(a: &Chess, b: &Chess) -> bool {
         && a.fullmoves() == b.fullmoves()
 }
 
+/// A record of `pos` with the given `refreq`.
 pub(super) fn record(pos: &Chess, refreq: &str) -> Record {
-    let mut rec = Record::new(Epd::from_position(pos, EnPassantMode::Always));
-    rec.set("refreq", [Operand::Identifier(refreq.into())]);
-    rec
+    command_record(pos, "refreq", refreq, None)
 }
 
 pub(super) fn write_line(w: &mut dyn Write, text: &str, eol: Eol) -> io::Result<()> {

@@ -568,7 +568,7 @@ struct PositionCommand {
 }
 
 impl PositionCommand {
-    /// The command for `turn` (see [`position_command`]).
+    /// The command for `turn` (see `position_command`).
     fn build(&mut self, turn: &Turn<'_>) -> &str {
         let extends = self
             .start

@@ -62,9 +62,9 @@ pub enum Progress<'a> {
     Ratings(usize, &'a RatingReport),
     /// A knockout's match is decided (a bye too).
     Knockout(&'a Match),
-    /// Where the event stands, as [`Requests::status`] asked.
+    /// Where the event stands, as [`Requests::status`](crate::server::Requests::status) asked.
     Status(&'a Status),
-    /// No new game starts, as [`Requests::stop_after_games`] asked: this many games
+    /// No new game starts, as [`Requests::stop_after_games`](crate::server::Requests::stop_after_games) asked: this many games
     /// under way finish first.
     Draining(usize),
     /// The event's answer to a console command for one game (`game 3 pause`).

@@ -5,7 +5,7 @@
 //! (`readers.rs`), so that threads grow with the games under way, not the players: it
 //! stamps each line as it takes its bytes off the socket, and while its player is in a
 //! game it hands the line straight to that game's mediator (a
-//! [`stamped`](crate::transport::stamped) line: no second thread stamps it later, so
+//! `stamped` line (`transport/stamped.rs`): no second thread stamps it later, so
 //! the referee's own queueing is never charged to the player); between games the
 //! registry reads them itself (a repeated `sign_on` is ignored, a `sign_off` takes the
 //! player out of the schedule until it signs on again).

@@ -131,7 +131,7 @@ fn write_and_drain(w: &mut dyn Write, mut buf: &[u8], stop: &AtomicBool) -> io::
 }
 
 impl Link {
-    /// Starts `port`'s line: [`Link::spawn`] for a line of bytes, [`Link::direct`] for
+    /// Starts `port`'s line: `Link::spawn` for a line of bytes, [`Link::direct`] for
     /// an in-process one (which is never reopened).
     ///
     /// # Errors

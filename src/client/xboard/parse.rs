@@ -74,7 +74,7 @@ pub(super) struct Thinking {
     pub(super) pv: String,
 }
 
-/// Whether an error of [`EngineProcess::recv`] is a timeout (rather than an engine that
+/// Whether an error of [`EngineProcess::recv`](crate::client::engine_process::EngineProcess::recv) is a timeout (rather than an engine that
 /// is gone).
 pub(super) fn is_timeout(e: &EngineError) -> bool {
     matches!(e, EngineError::Timeout(_))

@@ -253,7 +253,7 @@ impl XboardEngine {
 
     /// The turn's deadline passed: no `pong` before `go` fails the turn; an engine
     /// that has not moved is asked to move now (`?`), and fails when it still has not
-    /// after [`Timing::move_now`]; the lines after a move are not waited for any longer.
+    /// after `Timing::move_now`; the lines after a move are not waited for any longer.
     fn past_deadline(
         &mut self,
         turn: &Turn<'_>,

@@ -148,7 +148,7 @@ pub(super) fn analysis_text(rec: &Record, pos: &Chess) -> Option<String> {
     analysis_text_with(rec, pos, pv.as_deref())
 }
 
-/// [`analysis_text`] with the `pv`'s moves in SAN ([`san_line`]) already made, when the
+/// `analysis_text` with the `pv`'s moves in SAN ([`san_line`]) already made, when the
 /// record has one: the referee makes them once for the move's notice and its comment.
 pub(super) fn analysis_text_with(
     rec: &Record,
