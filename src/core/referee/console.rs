@@ -1,6 +1,12 @@
 //! The supervisor's side: pauses, the `status` line, and the console's commands.
 
-use super::*;
+use shakmaty::Color;
+
+use super::types::{Notice, fmt_clock};
+use super::{Pause, PauseCause, Phase, Referee};
+use crate::core::game::{Finish, GameResult, Termination, color_name};
+use crate::core::supervisor::Command;
+use shakmaty::Position;
 
 impl Referee {
     pub(super) fn say(&mut self, text: impl Into<String>) {

@@ -2,7 +2,14 @@
 //! pause that `--resume` lifts), and the resynchronisation of a player that signs on
 //! again or of both after a resume.
 
-use super::*;
+use shakmaty::Chess;
+
+use super::build::{number_ops, record};
+use super::types::{Notice, Output};
+use super::{Pause, PauseCause, Phase, Referee, STOP_GRACE, STOP_REASON, Stopping, Tx, WaitKind};
+use crate::core::Port;
+use crate::core::game::{Finish, GameResult, Termination};
+use crate::epd::Operand;
 use compact_str::ToCompactString;
 
 impl Referee {

@@ -12,18 +12,16 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use shakmaty::fen::{Epd, Fen};
+use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::Port;
 use super::clock::{Clocks, Period, TimeControl};
 use super::game::{Finish, Game, GameResult, Termination, color_name};
-use super::opening::Opening;
-use super::pgn::{self, PgnGame, PgnMove};
-use super::supervisor::Command;
 use crate::epd::seal::{self, Seal};
-use crate::epd::{Clock, Operand, Record, resolve_move};
+use crate::epd::{Operand, Record};
 
+mod build;
 mod cables;
 mod console;
 mod lifecycle;
@@ -32,10 +30,10 @@ mod reliable;
 mod replies;
 mod types;
 
-use records::*;
+use build::{record, text_operand};
 
+pub use build::{REFCOM, command_record};
 pub use cables::PROBE_REASON;
-pub use records::{REFCOM, command_record};
 
 pub use types::*;
 
@@ -644,7 +642,7 @@ impl Referee {
             result: finish.result,
             termination: finish.termination,
             reason: finish.reason.clone(),
-            pgn: game_pgn(cur, tags),
+            pgn: cur.pgn(tags),
             time_use: [Color::White, Color::Black].map(|color| {
                 let clocks = cur.game.clocks();
                 let own = cur.game.moves().iter().filter(|m| m.color() == color);

@@ -1,7 +1,17 @@
 //! A player's reply: its move, draw operations and resignation judged, infractions
 //! and requests to send again.
 
-use super::*;
+use std::time::Duration;
+
+use shakmaty::{CastlingMode, Color};
+
+use super::build::{analysis_text_with, same_position, san_line};
+use super::types::{DrawRule, IllegalRule, Notice};
+use super::{Current, PauseCause, Referee, Tx};
+use crate::core::Port;
+use crate::core::game::{Finish, GameResult, Termination, color_name};
+use crate::epd::{Operand, Record, resolve_move};
+use shakmaty::Position;
 use shakmaty::uci::UciMove;
 
 impl Referee {

@@ -1,6 +1,7 @@
 //! Scripts of timestamped inputs; time jumps instead of sleeping.
 
 use super::*;
+use crate::core::supervisor::Command;
 
 mod analysis;
 mod wiring;

@@ -1,6 +1,7 @@
 //! A reply's analysis in the PGN: its move comment, and `pv` and `pm` in canonical SAN.
 
 use super::*;
+use crate::core::referee::build::analysis_text;
 
 #[test]
 fn analysis_on_a_reply_goes_into_the_move_comment() {
