@@ -81,7 +81,10 @@ use super::{Decision, Engine, EngineError, Limit, Stop, Turn, TurnClocks};
 mod parse;
 mod turn;
 
-use parse::*;
+use parse::{
+    Line, Thinking, castling_text, centis, classify, edit_castling, is_standard_start, is_timeout,
+    level_command, level_mps, option_name, own_moves_played, whole_seconds_up,
+};
 use turn::{Event, TurnState};
 
 /// The features the adapter understands (and so accepts); it rejects any other, as the

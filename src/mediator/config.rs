@@ -41,7 +41,7 @@ use crate::mediator::Eol;
 use crate::transport::serial::{self, FlowName, ParityName, SerialSettings};
 
 mod errors;
-use errors::*;
+use errors::serde_error;
 pub use errors::{ConfigFileError, Position, Problem};
 pub(crate) use errors::{invalid, position, serde_error_renamed, syntax_error};
 

@@ -1,3 +1,4 @@
+use super::parse::*;
 use super::*;
 use shakmaty::ByColor;
 use shakmaty::uci::UciMove;

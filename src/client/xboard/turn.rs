@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Move, Position};
 
-use super::parse::*;
+use super::parse::{GameResult, Line, analysis, classify, is_bare_move};
 use super::{Board, Decision, Engine, EngineError, Pending, Sent, Turn, XboardEngine};
 use crate::epd::resolve_move;
 
