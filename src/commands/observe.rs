@@ -4,6 +4,7 @@
 //! `--takeover-after SECS` of silence: then it goes on as `--resume DIR` does, an
 //! event listening on its own `--listen`, a match on the serial ports of `--ports`.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::process::ExitCode;
@@ -17,6 +18,8 @@ use argus::cli::{Cli, Command, ObserveArgs, Typed};
 use argus::core::Notice;
 use argus::mediator;
 use argus::mediator::standby::observer::{self, Copies, Follow, From, Outcome};
+use argus::server::EventEntry;
+use argus::tournament::{GameSpec, Standings};
 use argus::watch::live::Live;
 
 use super::views::start_page;
@@ -223,45 +226,36 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
 /// The event's standings for the views, from the lines of its journal as they come:
 /// its players (first line), its games' pairings, its seats' names and its results.
 fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
-    use argus::core::game::GameResult;
-    use argus::tournament::{GameSpec, Standings};
     let mut standings: Option<Standings> = None;
-    let mut games: std::collections::HashMap<u32, (usize, usize)> = Default::default();
+    let mut games: HashMap<u32, (usize, usize)> = HashMap::new();
     Box::new(move |line: &serde_json::Value| {
-        if let Some(names) = line
-            .get("players")
-            .and_then(|p| serde_json::from_value::<Vec<String>>(p.clone()).ok())
-        {
-            standings = Some(Standings::new(names));
-        }
-        for key in ["schedule", "pairings", "tiebreak"] {
-            if let Some(specs) = line
-                .get(key)
-                .and_then(|g| serde_json::from_value::<Vec<GameSpec>>(g.clone()).ok())
-            {
-                games.extend(specs.iter().map(|g| (g.number, (g.white, g.black))));
+        let entry = EventEntry::of(line);
+        let paired: &[GameSpec] = match &entry {
+            EventEntry::Settings { players, schedule } => {
+                standings = Some(Standings::new(players.clone()));
+                schedule
             }
-        }
+            EventEntry::Pairings {
+                games: Some(specs), ..
+            }
+            | EventEntry::Tiebreak(Some(specs)) => specs,
+            _ => &[],
+        };
+        games.extend(paired.iter().map(|g| (g.number, (g.white, g.black))));
         let Some(table) = &mut standings else { return };
-        if let Some(bye) = line.get("bye").and_then(serde_json::Value::as_u64) {
-            table.record_bye(bye as usize);
-            live.standings(table.json());
-        }
-        if let (Some(_), Some(player), Some(name)) = (
-            line.get("seat"),
-            line.get("player").and_then(serde_json::Value::as_u64),
-            line.get("name").and_then(serde_json::Value::as_str),
-        ) {
-            table.rename(player as usize, name);
-        }
-        if let (Some(&(white, black)), Some(result)) = (
-            line.get("game")
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|n| games.get(&(n as u32))),
-            line.get("result").and_then(serde_json::Value::as_str),
-        ) {
-            table.record(white, black, GameResult::from_pgn(result));
-            live.standings(table.json());
+        match entry {
+            EventEntry::Pairings { bye: Some(bye), .. } => {
+                table.record_bye(bye);
+                live.standings(table.json());
+            }
+            EventEntry::Seat { player, name, .. } => table.rename(player as usize, &name),
+            EventEntry::Game(number, game) => {
+                if let Some(&(white, black)) = games.get(&number) {
+                    table.record(white, black, game.result);
+                    live.standings(table.json());
+                }
+            }
+            _ => {}
         }
     })
 }

@@ -277,9 +277,16 @@ fn text(line: &Line<'_>) -> String {
         .to_string()
 }
 
-/// What a line of `event.jsonl` after the first says, as `--resume` reads it.
+/// What a line of `event.jsonl` says, as `--resume` and an observer's views read it.
 #[derive(Debug, PartialEq)]
-pub(super) enum Entry {
+pub enum Entry {
+    /// The first line: the event's players and its schedule before any pairing.
+    Settings {
+        /// The players' names, in the event's order.
+        players: Vec<String>,
+        /// The games scheduled before any pairing (none in a Swiss or a knockout).
+        schedule: Vec<GameSpec>,
+    },
     /// A game with a result.
     Game(u32, PastGame),
     /// A game that could not be played.
@@ -292,8 +299,8 @@ pub(super) enum Entry {
         /// A Swiss round's bye.
         bye: Option<usize>,
     },
-    /// A knockout's tie-break pair.
-    Tiebreak,
+    /// A knockout's tie-break pair: its games, None when they do not read.
+    Tiebreak(Option<Vec<GameSpec>>),
     /// A seat taken.
     Seat {
         /// The seat's number.
@@ -311,17 +318,25 @@ pub(super) enum Entry {
 
 /// A game with a result, as the event's journal has it.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct PastGame {
-    pub(super) result: GameResult,
+pub struct PastGame {
+    /// Its result.
+    pub result: GameResult,
     /// Its PGN Termination.
-    pub(super) termination: String,
+    pub termination: String,
     /// How White and Black used their time (none in older journals).
-    pub(super) time_use: [TimeUse; 2],
+    pub time_use: [TimeUse; 2],
 }
 
 impl Entry {
     /// What a line says.
-    pub(super) fn of(line: &serde_json::Value) -> Entry {
+    pub fn of(line: &serde_json::Value) -> Entry {
+        if line.get("config").is_some() {
+            let list = |key: &str| line.get(key).cloned().unwrap_or_default();
+            return Entry::Settings {
+                players: serde_json::from_value(list("players")).unwrap_or_default(),
+                schedule: serde_json::from_value(list("schedule")).unwrap_or_default(),
+            };
+        }
         if let Some(pairings) = line.get("pairings") {
             return Entry::Pairings {
                 games: serde_json::from_value(pairings.clone()).ok(),
@@ -331,8 +346,8 @@ impl Entry {
                     .map(|b| b as usize),
             };
         }
-        if line.get("tiebreak").is_some() {
-            return Entry::Tiebreak;
+        if let Some(tiebreak) = line.get("tiebreak") {
+            return Entry::Tiebreak(serde_json::from_value(tiebreak.clone()).ok());
         }
         if let Some(number) = line
             .get("game")
@@ -390,7 +405,7 @@ impl Entry {
 
     /// Whether the line is a knockout's batch (or a Swiss round's pairings).
     pub(super) fn is_batch(&self) -> bool {
-        matches!(self, Entry::Pairings { .. } | Entry::Tiebreak)
+        matches!(self, Entry::Pairings { .. } | Entry::Tiebreak(_))
     }
 }
 
@@ -583,6 +598,14 @@ mod tests {
         for (line, before) in pairs {
             assert_eq!(text(&line), before.to_string());
         }
+        // What a pairing line pairs reads back as the games written.
+        let tiebreak = Line::Tiebreak {
+            round: 1,
+            tiebreak: &games,
+            between: [0, 3],
+        };
+        let read = Entry::of(&serde_json::from_str(&text(&tiebreak)).unwrap());
+        assert_eq!(read, Entry::Tiebreak(Some(games.to_vec())));
     }
 
     /// The lines read back as what they say; older and foreign lines as best they can.
@@ -606,6 +629,13 @@ mod tests {
         );
         assert!(read(r#"{"round":1,"pairings":[]}"#).is_batch());
         assert!(read(r#"{"round":1,"tiebreak":[],"between":[0,1]}"#).is_batch());
+        assert_eq!(
+            read(r#"{"event":"argus serve","config":{},"players":["A","B"],"schedule":[]}"#),
+            Entry::Settings {
+                players: vec!["A".into(), "B".into()],
+                schedule: Vec::new()
+            }
+        );
         assert_eq!(
             read(r#"{"round":1,"pairings":[],"bye":2}"#),
             Entry::Pairings {

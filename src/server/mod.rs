@@ -47,6 +47,7 @@ pub use control::{
 pub use engines::{EngineSpec, Proto, check_engines};
 pub use entrant::{Entrant, parse_players, read_players};
 pub use error::ServeError;
+pub use event_log::{Entry as EventEntry, PastGame};
 pub use event_loop::BEGIN_TRIES;
 pub use listen::SIGN_ON_WITHIN;
 pub use progress::{Progress, Summary};

@@ -100,7 +100,8 @@ impl Past {
                     past.results.insert(*number, game.clone());
                     past.last_recorded = Some(*number);
                 }
-                Entry::Tiebreak | Entry::Seat { .. } | Entry::Other => {}
+                Entry::Settings { .. } | Entry::Tiebreak(_) | Entry::Seat { .. } | Entry::Other => {
+                }
             }
         }
         past
