@@ -44,6 +44,14 @@ pub enum Eol {
 }
 
 impl Eol {
+    /// Its name in a journal and an event file: `lf` or `crlf`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Eol::Lf => "lf",
+            Eol::Crlf => "crlf",
+        }
+    }
+
     /// The bytes.
     pub fn bytes(self) -> &'static [u8] {
         match self {

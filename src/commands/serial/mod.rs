@@ -11,18 +11,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use argus::cli::{SerialArgs, Typed};
-use argus::mediator::Eol;
 
 /// `argus serial`: the match that `args` (of which `typed` were typed) describes, run.
 pub(crate) fn serial_cmd(args: SerialArgs, typed: &Typed) -> Result<ExitCode> {
     let plan = plan::resolve(args, typed)?;
     run::run(plan)
-}
-
-/// How an end of line is named in a journal and an event file.
-fn eol_name(eol: Eol) -> &'static str {
-    match eol {
-        Eol::Lf => "lf",
-        Eol::Crlf => "crlf",
-    }
 }

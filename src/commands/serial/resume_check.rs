@@ -24,8 +24,6 @@ use argus::transport::serial::{ParityName, SerialSettings};
 use argus::cli::{DrawRuleArg, IllegalArg, SerialArgs, Typed};
 use argus::openings::read_openings;
 
-use super::eol_name;
-
 /// Where a value compared with the journal was given.
 #[derive(Clone, Copy)]
 enum Source<'a> {
@@ -211,7 +209,7 @@ pub(crate) fn check(
         }
     }
     if typed.has("eol") {
-        check.eol(flag("eol"), eol_name(line.eol), str::to_string)?;
+        check.eol(flag("eol"), line.eol.name(), str::to_string)?;
     }
     if typed.has("tc") {
         check.same(flag("tc"), &args.tc, &config.time_control, |tc| {
@@ -406,7 +404,7 @@ fn check_event(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()
             ));
         }
     }
-    check.eol(at("line", "eol"), eol_name(event.eol), quote)?;
+    check.eol(at("line", "eol"), event.eol.name(), quote)?;
     check_wire(check, file, event)
 }
 

@@ -14,7 +14,6 @@ use argus::watch::live::Live;
 use argus::watch::tui;
 
 use super::console::{console_line, read_console};
-use super::eol_name;
 use super::plan::{Plan, Start};
 use crate::commands::interrupt::interrupts;
 use crate::commands::standby::standby_hub_for_journal;
@@ -87,7 +86,7 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
                 started: journal::now_rfc3339(),
                 ports: plan.ports.clone(),
                 lines: Some(plan.lines.clone()),
-                eol: Some(eol_name(plan.eol).to_string()),
+                eol: Some(plan.eol.name().to_string()),
                 pgn: Some(plan.pgn.clone()),
                 config,
             })?;
