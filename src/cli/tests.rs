@@ -89,7 +89,7 @@ fn every_option_of_serial_is_a_key_of_the_same_name_and_every_key_an_option() {
             .map(|name| format!("line.{name}"));
         assert!(
             for_one_port.is_some_and(|line| covered.contains(&line)),
-            "the event file's key {key} is no option of argus serial: add the option (src/cli.rs), or remove the key"
+            "the event file's key {key} is no option of argus serial: add the option (src/cli/serial.rs), or remove the key"
         );
     }
 }
@@ -272,7 +272,7 @@ fn every_option_of_serve_is_a_key_of_the_same_name_and_every_key_an_option() {
     for key in keys() {
         assert!(
             covered.contains(&key),
-            "argus serve's event-file key {key} is no option of argus serve: add the option (src/cli.rs), or remove the key"
+            "argus serve's event-file key {key} is no option of argus serve: add the option (src/cli/serve.rs), or remove the key"
         );
     }
     // A name is one key.

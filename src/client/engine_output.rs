@@ -52,7 +52,7 @@ mod poll {
     use std::io::{self, Read};
     use std::os::fd::AsRawFd;
 
-    use super::*;
+    use super::{ChildStdout, Instant, MAX_LINE_LEN, Stop, Wait, finish};
 
     /// The engine's output, read by whoever waits for a line.
     pub(in crate::client) struct Output {
@@ -221,7 +221,7 @@ mod thread {
 
     use crossbeam_channel::{Receiver, RecvTimeoutError};
 
-    use super::*;
+    use super::{ChildStdout, Instant, MAX_LINE_LEN, Stop, Wait, finish};
 
     /// The engine's output, read by a thread of its own and handed over a channel.
     pub(in crate::client) struct Output {

@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::epd::seal::{self, EPOCH, Seal};
 use crate::epd::{EpdError, Record};
 
-use super::ASK_AGAIN;
+use super::timing::ASK_AGAIN;
 
 /// What became of a line from the referee.
 pub(super) enum Incoming {

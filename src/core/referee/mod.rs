@@ -35,7 +35,10 @@ use build::{record, text_operand};
 pub use build::{REFCOM, command_record};
 pub use cables::PROBE_REASON;
 
-pub use types::*;
+pub use types::{
+    ConfigError, DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, TimeUse,
+    WireTiming,
+};
 
 /// What a sent line was, so that its drain can be acted on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

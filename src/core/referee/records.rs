@@ -1,5 +1,6 @@
 //! The records the referee sends, and the game's record: tags, `inform`, `respond`,
-//! `fault`, the analysis on a reply in SAN, and the PGN of a game.
+//! `fault`, and the PGN of a game (its pieces over a record and a position alone are
+//! in `build.rs`).
 
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode};
