@@ -1,19 +1,15 @@
 //! `argus client`: a player's side, over a serial port or TCP, with its engine.
 
-use std::io;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use argus::cli::ClientArgs;
-use argus::client::human::HumanEngine;
-use argus::client::random::RandomEngine;
-use argus::client::uci::UciEngine;
-use argus::client::xboard::XboardEngine;
 use argus::client::{self, ClientOptions, Engine};
 use argus::transport::{Duplex, serial, tcp};
 
+use super::engines::engine_of;
 use super::interrupt::INTERRUPTED;
 
 /// The player named by `--engine`.
@@ -25,36 +21,6 @@ pub(crate) fn make_engine(args: &ClientArgs) -> Result<Box<dyn Engine>> {
         (args.seed, args.think_ms),
         args.name.as_deref(),
     )
-}
-
-/// The player an `--engine` word names (`random`, `human`, `uci:COMMAND`,
-/// `xboard:COMMAND`), with its options and limit; `random` is the random mover of
-/// `(seed, think_ms)`, `human` the person called `name`.
-pub(crate) fn engine_of(
-    spec: &str,
-    options: &[(String, String)],
-    limit: Option<client::Limit>,
-    (seed, think_ms): (u64, u64),
-    name: Option<&str>,
-) -> Result<Box<dyn Engine>> {
-    let (kind, command) = spec.split_once(':').unwrap_or((spec, ""));
-    let command = command.trim();
-    if matches!(kind, "uci" | "xboard") && command.is_empty() {
-        bail!("--engine {spec}: give the engine's command line after the colon");
-    }
-    Ok(match kind {
-        "random" => Box::new(RandomEngine::new(seed, Duration::from_millis(think_ms))),
-        "human" => Box::new(HumanEngine::new(
-            name.unwrap_or("Human"),
-            Box::new(io::BufReader::new(io::stdin())),
-            Box::new(io::stdout()),
-        )),
-        "uci" => Box::new(UciEngine::start(command, options, limit)?),
-        "xboard" => Box::new(XboardEngine::start(command, options, limit)?),
-        other => {
-            bail!("--engine {other:?}: not an engine (random, human, uci:COMMAND, xboard:COMMAND)")
-        }
-    })
 }
 
 /// How long a client may take to stop its engine and leave after Ctrl-C or a

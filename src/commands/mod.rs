@@ -1,9 +1,11 @@
 //! The subcommands of the `argus` binary, one room each: what was typed (the library's
 //! `cli`) resolved and run. The helpers more than one of them uses are named modules
-//! here: the views, the interrupts, the standby stream.
+//! here: the views, the interrupts, the standby stream, the engines an `--engine` word
+//! names.
 
 pub(crate) mod client;
 pub(crate) mod demo;
+pub(crate) mod engines;
 pub(crate) mod epd;
 pub(crate) mod field;
 pub(crate) mod interrupt;

@@ -16,7 +16,7 @@ use argus::mediator::journal;
 use argus::mediator::live_replay::{self, LiveOptions, Pace, Role};
 use argus::transport::memory;
 
-use super::client::engine_of;
+use super::engines::engine_of;
 
 /// How `args` asks to replay, as `role`.
 fn live_options(args: &ReplayArgs, role: Role) -> LiveOptions {
