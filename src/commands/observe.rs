@@ -17,7 +17,7 @@ use clap::{CommandFactory, FromArgMatches};
 use argus::cli::{Cli, Command, ObserveArgs, Typed};
 use argus::core::Notice;
 use argus::mediator;
-use argus::mediator::standby::observer::{self, Copies, Follow, From, Outcome};
+use argus::mediator::standby::observer::{self, Copies, EventLine, Follow, From, Outcome};
 use argus::server::EventEntry;
 use argus::tournament::{GameSpec, Standings};
 use argus::watch::live::Live;
@@ -163,9 +163,7 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
             }
         }),
     );
-    if let Some(live) = &live {
-        copies.on_event_line(standings_feed(Arc::clone(live)));
-    }
+    copies.on_event_line(event_reader(live.clone()));
     if !args.unattended {
         console()?;
         println!("argus observe: console; {HELP}");
@@ -223,16 +221,21 @@ pub(crate) fn observe_cmd(args: ObserveArgs) -> Result<ExitCode> {
     take_over(&args, live)
 }
 
-/// The event's standings for the views, from the lines of its journal as they come:
-/// its players (first line), its games' pairings, its seats' names and its results.
-fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
+/// The lines of the event's own journal, read as they come (by the event's reader,
+/// [`EventEntry`]): the rounds of its games and the games it records a result of, for
+/// the copy; for the views (`live`), the standings: its players (first line), its games'
+/// pairings, its seats' names and its results.
+fn event_reader(live: Option<Arc<Live>>) -> observer::EventLineSink {
     let mut standings: Option<Standings> = None;
     let mut games: HashMap<u32, (usize, usize)> = HashMap::new();
     Box::new(move |line: &serde_json::Value| {
         let entry = EventEntry::of(line);
         let paired: &[GameSpec] = match &entry {
             EventEntry::Settings { players, schedule } => {
-                standings = Some(Standings::new(players.clone()));
+                // A first line without its players makes no table.
+                if !players.is_empty() {
+                    standings = Some(Standings::new(players.clone()));
+                }
                 schedule
             }
             EventEntry::Pairings {
@@ -242,7 +245,16 @@ fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
             _ => &[],
         };
         games.extend(paired.iter().map(|g| (g.number, (g.white, g.black))));
-        let Some(table) = &mut standings else { return };
+        let said = EventLine {
+            rounds: paired.iter().map(|g| (g.number, g.round)).collect(),
+            finished: match &entry {
+                EventEntry::Game(_, game) => game.journal.clone(),
+                _ => None,
+            },
+        };
+        let (Some(live), Some(table)) = (&live, &mut standings) else {
+            return said;
+        };
         match entry {
             EventEntry::Pairings { bye: Some(bye), .. } => {
                 table.record_bye(bye);
@@ -257,6 +269,7 @@ fn standings_feed(live: Arc<Live>) -> observer::EventLineSink {
             }
             _ => {}
         }
+        said
     })
 }
 

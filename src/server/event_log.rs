@@ -325,6 +325,9 @@ pub struct PastGame {
     pub termination: String,
     /// How White and Black used their time (none in older journals).
     pub time_use: [TimeUse; 2],
+    /// Its journal, relative to the event's folder (none for a game forfeited before
+    /// it began, and in older journals).
+    pub journal: Option<String>,
 }
 
 impl Entry {
@@ -371,6 +374,10 @@ impl Entry {
                     result: GameResult::from_pgn(result),
                     termination,
                     time_use: time_use_of(line),
+                    journal: line
+                        .get("journal")
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_string),
                 },
             );
         }

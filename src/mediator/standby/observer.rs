@@ -57,7 +57,20 @@ pub struct Copies {
 }
 
 /// What each line of an event's own journal (`event.jsonl`) is given to.
-pub type EventLineSink = Box<dyn FnMut(&serde_json::Value) + Send>;
+pub type EventLineSink = Box<dyn FnMut(&serde_json::Value) -> EventLine + Send>;
+
+/// What the copy needs of a line of an event's own journal (`event.jsonl`): the rounds
+/// of the games it pairs, and the journal of a game it gives the result of. The
+/// observer does not read the event's lines itself: the event's journal is `argus
+/// serve`'s, and whoever follows an event reads them with its reader
+/// ([`crate::server::EventEntry`]) and says what they hold here.
+#[derive(Debug, Default)]
+pub struct EventLine {
+    /// Games and their rounds, by number.
+    pub rounds: Vec<(u32, u32)>,
+    /// The journal of the game whose result the line gives, relative to the folder.
+    pub finished: Option<String>,
+}
 
 /// Why a line of the stream could not be applied.
 #[derive(Debug, thiserror::Error)]
@@ -193,31 +206,20 @@ impl Copies {
         Ok(())
     }
 
-    /// A line of an event's own journal: its games' rounds (its schedule, a Swiss's or
-    /// knockout's pairings, a knockout's tie-breaks); a game's result, whose
-    /// PGN then goes to `games.pgn` as the primary appends it.
+    /// A line of an event's own journal, as the sink reads it: its games' rounds (its
+    /// schedule, a Swiss's or knockout's pairings, a knockout's tie-breaks); a game's
+    /// result, whose PGN then goes to `games.pgn` as the primary appends it.
     fn event_line(&mut self, line: &str) -> Result<(), CopyError> {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
             return Ok(());
         };
-        if let Some(sink) = &mut self.event_lines {
-            sink(&value);
-        }
-        for key in ["schedule", "pairings", "tiebreak"] {
-            if let Some(games) = value.get(key).and_then(serde_json::Value::as_array) {
-                for g in games {
-                    if let (Some(n), Some(r)) = (
-                        g.get("number").and_then(serde_json::Value::as_u64),
-                        g.get("round").and_then(serde_json::Value::as_u64),
-                    ) {
-                        self.rounds.insert(n as u32, r as u32);
-                    }
-                }
-            }
-        }
-        if value.get("result").is_some()
-            && let Some(journal) = value.get("journal").and_then(serde_json::Value::as_str)
-            && let Some(pgn) = self.replays.get(journal).and_then(|r| r.last_game.clone())
+        let Some(sink) = &mut self.event_lines else {
+            return Ok(());
+        };
+        let said = sink(&value);
+        self.rounds.extend(said.rounds);
+        if let Some(journal) = said.finished
+            && let Some(pgn) = self.replays.get(&journal).and_then(|r| r.last_game.clone())
         {
             let path = self.dir.join("games.pgn");
             append_pgn(&path, &pgn).map_err(|e| CopyError::Io {

@@ -405,6 +405,7 @@ fn the_time_the_observer_takes_over_lines_is_no_silence_of_the_primary() {
     let mut copies = Copies::new(dir.path(), Box::new(|_, _| {}));
     copies.on_event_line(Box::new(|_| {
         std::thread::sleep(Duration::from_millis(600));
+        observer::EventLine::default()
     }));
     let asked = AtomicBool::new(false);
     let ready = || Ok(());
