@@ -18,6 +18,7 @@ use crate::transport::serial::SerialSettings;
 mod event;
 mod json;
 
+pub(crate) use event::from_hex;
 pub use event::{Event, VERSION, micros};
 
 /// An error of the journal.

@@ -78,7 +78,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use crate::core::Port;
 use crate::epd::Record;
 use crate::mediator::Eol;
-use crate::mediator::journal::{self, Event, JournalError};
+use crate::mediator::journal::{self, Event, JournalError, from_hex};
 use crate::transport::lines::{LineSplitter, Piece};
 use crate::transport::serial::{self, SerialSettings};
 use crate::transport::{Duplex, SHUTDOWN_GRACE};
@@ -503,16 +503,6 @@ impl fmt::Display for Line {
             Line::Overlong(len) => write!(f, "(a line of {len} bytes, over the limit)"),
         }
     }
-}
-
-fn from_hex(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) || !hex.is_ascii() {
-        return None;
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
-        .collect()
 }
 
 /// The time of an event in microseconds, for every event that has one. Read through

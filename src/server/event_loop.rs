@@ -25,7 +25,7 @@ use super::idle::Idle;
 use super::listen;
 use super::outputs::Outputs;
 use super::progress::{Progress, Summary};
-use super::queue::{Queue, scheduled_games, swiss_round};
+use super::queue::{Queue, fixed_schedule, scheduled_games, swiss_round};
 use super::registry::{Place, Registry};
 use super::resume;
 use super::settings::{DEFAULT_PORT, ServeConfig, Setup, check_players};
@@ -34,7 +34,7 @@ use super::state::EventState;
 use crate::core::referee::{REFCOM, STOP_REASON, command_record};
 use crate::core::{GameReport, Notice, Referee};
 use crate::mediator::Control;
-use crate::tournament::{GameSpec, Sprt, SprtDecision, schedule};
+use crate::tournament::{GameSpec, Sprt, SprtDecision};
 use crate::watch::live::Live;
 
 /// How many times a game that could not begin for want of descriptors or threads is
@@ -313,14 +313,7 @@ fn open(
     state: &mut EventState,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Opened, ServeError> {
-    let mut games = schedule(
-        cfg.players.len(),
-        cfg.format,
-        cfg.rounds,
-        cfg.games,
-        cfg.openings.len(),
-        cfg.repeat,
-    );
+    let mut games = fixed_schedule(cfg);
     journal.write(&Line::Settings(Settings::new(cfg, names, &games)))?;
     if let Some(sw) = &mut state.swiss {
         games = swiss_round(sw, cfg, &mut state.standings, 1, &mut journal)?;
@@ -353,14 +346,7 @@ fn reopen(
     outputs: &Outputs,
     live: Option<&Arc<Live>>,
 ) -> Result<Opened, ServeError> {
-    let games = schedule(
-        cfg.players.len(),
-        cfg.format,
-        cfg.rounds,
-        cfg.games,
-        cfg.openings.len(),
-        cfg.repeat,
-    );
+    let games = fixed_schedule(cfg);
     let rebuilt = resume::rebuild(cfg, entries, games, state, &mut journal, outputs)?;
     StandingsFiles::new(&cfg.out).write(state, live)?;
     log::info!(

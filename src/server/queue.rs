@@ -47,14 +47,19 @@ pub fn scheduled_games(cfg: &ServeConfig) -> usize {
         Format::Swiss => cfg.rounds as usize * (cfg.players.len() / 2) * cfg.games as usize,
         // Without the tie-breaks, which only the results tell.
         Format::Knockout => Knockout::games_without_tiebreaks(cfg.players.len(), cfg.games),
-        _ => schedule(
-            cfg.players.len(),
-            cfg.format,
-            cfg.rounds,
-            cfg.games,
-            cfg.openings.len(),
-            cfg.repeat,
-        )
-        .len(),
+        _ => fixed_schedule(cfg).len(),
     }
+}
+
+/// The games `cfg`'s schedule fixes before any result: every game of a round robin or
+/// a gauntlet; none of a Swiss or a knockout, which the results pair.
+pub(super) fn fixed_schedule(cfg: &ServeConfig) -> Vec<GameSpec> {
+    schedule(
+        cfg.players.len(),
+        cfg.format,
+        cfg.rounds,
+        cfg.games,
+        cfg.openings.len(),
+        cfg.repeat,
+    )
 }

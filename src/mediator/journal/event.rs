@@ -252,7 +252,9 @@ fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn from_hex(hex: &str) -> Option<Vec<u8>> {
+/// The bytes of a journal's hex text (a line that was not UTF-8), None when it is not
+/// hex.
+pub(crate) fn from_hex(hex: &str) -> Option<Vec<u8>> {
     if !hex.len().is_multiple_of(2) || !hex.is_ascii() {
         return None;
     }
