@@ -708,3 +708,57 @@ fn a_primary_resumed_after_a_takeover_hears_of_it_from_its_recorded_standby_addr
     );
     drop(stdin);
 }
+
+/// An observer that joins an event after games have ended copies every game into its
+/// `games.pgn`, in the primary's order and byte for byte: the event's journal reaches it
+/// before the games' journals, and a game that journal finishes waits for its own.
+#[test]
+fn an_observer_that_joins_late_copies_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ev, copy) = (dir.path().join("ev"), dir.path().join("copy"));
+    let standby = format!("127.0.0.1:{}", free_port());
+    let primary = spawn(&[
+        "serve",
+        "--engine",
+        "name=R1",
+        "proto=random",
+        "--engine",
+        "name=R2",
+        "proto=random",
+        "--rounds",
+        "30",
+        "--games",
+        "2",
+        "--tc",
+        "5+0.05",
+        "--standby-listen",
+        &standby,
+        "--unattended",
+        "--plain",
+        "--out",
+        ev.to_str().unwrap(),
+    ]);
+    serve_support::wait_for("a game ended", Duration::from_secs(60), || {
+        std::fs::read_to_string(ev.join("event.jsonl"))
+            .unwrap_or_default()
+            .contains("\"result\"")
+    });
+    let observer = spawn(&[
+        "observe",
+        &standby,
+        "--out",
+        copy.to_str().unwrap(),
+        "--unattended",
+    ]);
+    let primary = finish(primary, Duration::from_secs(120));
+    assert!(primary.status.success(), "{}", text(&primary.stderr));
+    let observer = finish(observer, Duration::from_secs(30));
+    let said = text(&observer.stdout);
+    assert!(said.contains("the primary has finished"), "{said}");
+    let games = std::fs::read_to_string(ev.join("games.pgn")).unwrap();
+    assert_eq!(games.matches("[Event ").count(), 60);
+    assert_eq!(
+        std::fs::read_to_string(copy.join("games.pgn")).unwrap_or_default(),
+        games
+    );
+}

@@ -5,7 +5,7 @@
 //! replay), whose notices feed the views. It stops following when the operator asks it
 //! to take over, or when the primary has been silent too long.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -54,6 +54,11 @@ pub struct Copies {
     notices: NoticeSink,
     /// What is told each line of an event's own journal (the views' standings).
     event_lines: Option<EventLineSink>,
+    /// The journals of games the event's journal has finished, in its order, whose
+    /// game the copy has not replayed yet (a game that ended before this observer
+    /// joined: the event's journal comes first); their PGN goes to `games.pgn` as
+    /// soon as the first of them is there.
+    owed: VecDeque<String>,
 }
 
 /// What each line of an event's own journal (`event.jsonl`) is given to.
@@ -119,6 +124,7 @@ impl Copies {
             rounds: HashMap::new(),
             notices,
             event_lines: None,
+            owed: VecDeque::new(),
         }
     }
 
@@ -218,16 +224,41 @@ impl Copies {
         };
         let said = sink(&value);
         self.rounds.extend(said.rounds);
-        if let Some(journal) = said.finished
-            && let Some(pgn) = self.replays.get(&journal).and_then(|r| r.last_game.clone())
-        {
-            let path = self.dir.join("games.pgn");
-            append_pgn(&path, &pgn).map_err(|e| CopyError::Io {
-                path,
-                source: io::Error::other(e.to_string()),
-            })?;
+        let Some(journal) = said.finished else {
+            return Ok(());
+        };
+        if self.replays.contains_key(&journal) && self.owed.is_empty() {
+            // As the primary appends it: the game's journal came first.
+            if let Some(pgn) = self.replays.get(&journal).and_then(|r| r.last_game.clone()) {
+                self.append_game(&pgn)?;
+            }
+        } else {
+            self.owed.push_back(journal);
+            self.pay_owed()?;
         }
         Ok(())
+    }
+
+    /// Appends the owed games whose journals the copy has replayed, in the event's order,
+    /// up to the first it has not.
+    fn pay_owed(&mut self) -> Result<(), CopyError> {
+        while let Some(journal) = self.owed.front() {
+            let Some(pgn) = self.replays.get(journal).and_then(|r| r.last_game.clone()) else {
+                break;
+            };
+            self.owed.pop_front();
+            self.append_game(&pgn)?;
+        }
+        Ok(())
+    }
+
+    /// Appends one game to the copy's `games.pgn`.
+    fn append_game(&self, pgn: &str) -> Result<(), CopyError> {
+        let path = self.dir.join("games.pgn");
+        append_pgn(&path, pgn).map_err(|e| CopyError::Io {
+            path,
+            source: io::Error::other(e.to_string()),
+        })
     }
 
     /// A line of a match's journal: fed to its live replay; a game it records goes to
@@ -275,6 +306,9 @@ impl Copies {
                     })?;
                 }
                 replay.last_game = Some(pgn);
+                if self.owed.front().is_some_and(|owed| owed == file) {
+                    self.pay_owed()?;
+                }
             }
             event => {
                 if let (Some(input), Some(referee)) = (event.input(), &mut replay.referee) {
