@@ -200,11 +200,7 @@ fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         from_config: true,
         http: event.http.clone(),
         plain,
-        standby: StandbyArgs {
-            standby_listen: event.standby_listen,
-            standby_sync: event.standby_sync,
-            standby_key: event.standby_key.clone(),
-        },
+        standby: standby_of(&event),
         live: None,
     })
 }
@@ -267,13 +263,19 @@ pub(crate) fn resume(
             .or_else(|| event.as_ref().and_then(|e| e.http.clone())),
         plain: args.plain,
         standby: match (&args.standby.standby_listen, &event) {
-            (None, Some(e)) => StandbyArgs {
-                standby_listen: e.standby_listen,
-                standby_sync: e.standby_sync,
-                standby_key: e.standby_key.clone(),
-            },
+            (None, Some(e)) => standby_of(e),
             _ => args.standby.clone(),
         },
         live: None,
     })
+}
+
+/// The standby stream an event file asks for (`standby_listen`, `standby_sync`,
+/// `standby_key`), as the command line's options would.
+fn standby_of(event: &EventConfig) -> StandbyArgs {
+    StandbyArgs {
+        standby_listen: event.standby_listen,
+        standby_sync: event.standby_sync,
+        standby_key: event.standby_key.clone(),
+    }
 }

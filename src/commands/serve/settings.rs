@@ -191,10 +191,11 @@ pub(crate) fn with_event_file(
     };
     let file = config::load(&path)?;
     let typed = Typed::from_matches(matches);
-    let given = |id: &str| typed.has(id);
     // --engine, --player or --players on the command line: the players are the
     // command line's.
-    let players_given = given("engine") || given("player") || given("players");
+    let players_given = ["engine", "player", "players"]
+        .iter()
+        .any(|id| typed.has(id));
     let from_file: Vec<&FileOption> = file
         .iter()
         .filter(|o| {
@@ -202,7 +203,7 @@ pub(crate) fn with_event_file(
             if ["engine", "player", "players"].contains(&id.as_str()) {
                 !players_given
             } else {
-                !given(&id)
+                !typed.has(&id)
             }
         })
         .collect();
