@@ -82,6 +82,20 @@ fn main() -> ExitCode {
             writeln!(buf, "{level}: {}", record.args())
         })
         .init();
+    // Started as fastchess (a symlink or a copy under its name): fastchess's command line.
+    let mut argv = std::env::args_os();
+    let started_as = argv
+        .next()
+        .as_deref()
+        .and_then(|a| std::path::Path::new(a).file_stem())
+        .map(|s| s.to_string_lossy().into_owned());
+    if started_as
+        .as_deref()
+        .is_some_and(|name| commands::fastchess::NAMES.contains(&name))
+    {
+        let words: Vec<String> = argv.map(|a| a.to_string_lossy().into_owned()).collect();
+        return report(commands::fastchess::fastchess_cmd(&words));
+    }
     // Parsed in two steps to keep the matches: `--resume` needs to know which options
     // were typed, not defaulted.
     let matches = match Cli::command().try_get_matches() {
@@ -108,7 +122,13 @@ fn main() -> ExitCode {
         Command::Wire(args) => commands::field::wire_cmd(args),
         Command::CableTest(args) => commands::field::cable_test_cmd(args),
         Command::Ports => commands::field::ports_cmd(),
+        Command::Fastchess(args) => commands::fastchess::fastchess_cmd(&args.words),
     };
+    report(result)
+}
+
+/// The exit code of a subcommand's result, its error reported in one line.
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

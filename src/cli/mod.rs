@@ -9,6 +9,7 @@
 mod client;
 mod demo;
 mod epd;
+pub mod fastchess;
 mod field;
 mod observe;
 mod replay;
@@ -62,6 +63,11 @@ pub enum Command {
     Observe(ObserveArgs),
     /// Play a short demo match between two built-in clients over pty pairs.
     Demo(DemoArgs),
+    /// Run a match from fastchess's command line, as fishtest's and OpenBench's workers
+    /// give it (argus started as `fastchess` or `fastchess-ob` does too): see
+    /// docs/fastchess.md.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Fastchess(fastchess::FastchessWords),
     /// Replay a journal through the referee and check it reproduces the session.
     Replay(ReplayArgs),
     /// Relay two ports at the byte timing of a real line (a line simulator).

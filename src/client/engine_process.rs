@@ -22,6 +22,7 @@
 //! output is read as bytes, decoded leniently, and cut into lines of bounded length.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -103,6 +104,18 @@ impl EngineProcess {
     /// Returns [`EngineError::Start`] when the command is empty, has an unmatched
     /// double quote, or cannot be run.
     pub fn spawn(command: &str) -> Result<EngineProcess, EngineError> {
+        EngineProcess::spawn_in(command, None)
+    }
+
+    /// As [`EngineProcess::spawn`], the engine working in `dir` when given (fastchess's
+    /// and cutechess-cli's `dir=`): a program named by a relative path, or by a bare
+    /// name that is a file in `dir`, is the one in `dir`; a bare name that is not is
+    /// looked for on the `PATH`.
+    ///
+    /// # Errors
+    ///
+    /// As [`EngineProcess::spawn`].
+    pub fn spawn_in(command: &str, dir: Option<&Path>) -> Result<EngineProcess, EngineError> {
         let start_err = |reason: String| EngineError::Start {
             command: command.to_string(),
             reason,
@@ -111,7 +124,21 @@ impl EngineProcess {
         let Some((program, args)) = words.split_first() else {
             return Err(start_err("the command is empty".to_string()));
         };
-        let mut cmd = Command::new(program);
+        let mut cmd = match dir {
+            Some(dir) => {
+                let in_dir = dir.join(program);
+                let relative = Path::new(program).is_relative()
+                    && (program.contains(std::path::MAIN_SEPARATOR) || program.contains('/'));
+                let mut cmd = if relative || in_dir.is_file() {
+                    Command::new(std::path::absolute(&in_dir).unwrap_or(in_dir))
+                } else {
+                    Command::new(program)
+                };
+                cmd.current_dir(dir);
+                cmd
+            }
+            None => Command::new(program),
+        };
         // The player's token is the client's, not its engine's.
         cmd.env_remove(crate::client::TOKEN_ENV);
         cmd.args(args)

@@ -71,6 +71,8 @@ impl Default for UciTimeouts {
 #[derive(Debug)]
 pub struct UciEngine {
     command: String,
+    /// The folder it works in (`dir=`), when not argus's.
+    dir: Option<std::path::PathBuf>,
     options: Vec<(String, String)>,
     limit: Option<Limit>,
     timeouts: UciTimeouts,
@@ -131,8 +133,25 @@ impl UciEngine {
         limit: Option<Limit>,
         timeouts: UciTimeouts,
     ) -> Result<UciEngine, EngineError> {
+        UciEngine::start_in(command, None, options, limit, timeouts)
+    }
+
+    /// As [`UciEngine::start_with`], the engine working in `dir` when given (as
+    /// [`EngineProcess::spawn_in`] starts it).
+    ///
+    /// # Errors
+    ///
+    /// As [`UciEngine::start`].
+    pub fn start_in(
+        command: &str,
+        dir: Option<&std::path::Path>,
+        options: &[(String, String)],
+        limit: Option<Limit>,
+        timeouts: UciTimeouts,
+    ) -> Result<UciEngine, EngineError> {
         let mut engine = UciEngine {
             command: command.to_string(),
+            dir: dir.map(std::path::Path::to_path_buf),
             options: options.to_vec(),
             limit,
             timeouts,
@@ -149,7 +168,7 @@ impl UciEngine {
 
     /// Spawns the engine and shakes hands with it.
     fn launch(&mut self) -> Result<(), EngineError> {
-        let mut process = EngineProcess::spawn(&self.command)?;
+        let mut process = EngineProcess::spawn_in(&self.command, self.dir.as_deref())?;
         if let Some(stop) = &self.stop {
             process.watch(stop);
         }

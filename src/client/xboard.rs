@@ -216,6 +216,8 @@ impl Default for Features {
 pub struct XboardEngine {
     process: EngineProcess,
     command: String,
+    /// The folder it works in (`dir=`), when not argus's.
+    dir: Option<std::path::PathBuf>,
     options: Vec<(String, String)>,
     limit: Option<Limit>,
     timing: Timing,
@@ -313,24 +315,42 @@ impl XboardEngine {
         limit: Option<Limit>,
         timing: Timing,
     ) -> Result<XboardEngine, EngineError> {
-        XboardEngine::launch(command, options, limit, timing, None)
+        XboardEngine::launch(command, None, options, limit, timing, None)
+    }
+
+    /// As [`XboardEngine::start_with`], the engine working in `dir` when given (as
+    /// [`EngineProcess::spawn_in`] starts it).
+    ///
+    /// # Errors
+    ///
+    /// As [`XboardEngine::start`].
+    pub fn start_in(
+        command: &str,
+        dir: Option<&std::path::Path>,
+        options: &[(String, String)],
+        limit: Option<Limit>,
+        timing: Timing,
+    ) -> Result<XboardEngine, EngineError> {
+        XboardEngine::launch(command, dir, options, limit, timing, None)
     }
 
     /// Starts the engine, its waits ended by `stop`, and negotiates the protocol.
     fn launch(
         command: &str,
+        dir: Option<&std::path::Path>,
         options: &[(String, String)],
         limit: Option<Limit>,
         timing: Timing,
         stop: Option<Stop>,
     ) -> Result<XboardEngine, EngineError> {
-        let mut process = EngineProcess::spawn(command)?;
+        let mut process = EngineProcess::spawn_in(command, dir)?;
         if let Some(stop) = &stop {
             process.watch(stop);
         }
         let mut engine = XboardEngine {
             process,
             command: command.to_string(),
+            dir: dir.map(std::path::Path::to_path_buf),
             options: options.to_vec(),
             limit,
             timing,
@@ -828,6 +848,7 @@ impl Engine for XboardEngine {
         self.process.kill();
         let fresh = XboardEngine::launch(
             &self.command,
+            self.dir.as_deref(),
             &self.options,
             self.limit,
             self.timing,

@@ -7,6 +7,7 @@ pub(crate) mod client;
 pub(crate) mod demo;
 pub(crate) mod engines;
 pub(crate) mod epd;
+pub(crate) mod fastchess;
 pub(crate) mod field;
 pub(crate) mod interrupt;
 pub(crate) mod observe;

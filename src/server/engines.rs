@@ -46,9 +46,33 @@ pub struct EngineSpec {
     /// A time control of its own (`tc=`, time odds), instead of the event's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<crate::core::clock::TimeControl>,
+    /// The folder it works in, where a relative `cmd` is found (`dir=`); argus's own
+    /// when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<std::path::PathBuf>,
+    /// Started afresh for every game rather than kept from one to the next
+    /// (`restart=on`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart_each_game: bool,
 }
 
 impl EngineSpec {
+    /// An engine called `name` that runs `command` with `proto`, and nothing else set.
+    pub fn new(name: &str, command: &str, proto: Proto) -> EngineSpec {
+        EngineSpec {
+            name: name.to_string(),
+            command: command.to_string(),
+            proto,
+            options: Vec::new(),
+            limit: None,
+            restarts: 0,
+            time_margin: Duration::ZERO,
+            time_control: None,
+            dir: None,
+            restart_each_game: false,
+        }
+    }
+
     /// Reads the `KEY=VALUE` words of one `--engine`.
     ///
     /// # Errors
@@ -154,6 +178,8 @@ impl EngineSpec {
             restarts,
             time_margin,
             time_control,
+            dir: None,
+            restart_each_game: false,
         })
     }
 
@@ -161,7 +187,7 @@ impl EngineSpec {
     /// engine), rather than started for each: the random mover is started with each
     /// game's seed.
     pub fn reusable(&self) -> bool {
-        self.proto != Proto::Random
+        self.proto != Proto::Random && !self.restart_each_game
     }
 
     /// Starts the engine; `seed` makes a random mover play its own game.
@@ -171,11 +197,19 @@ impl EngineSpec {
     /// [`EngineError`] when the engine cannot be started or fails its handshake.
     pub fn start(&self, seed: u64) -> Result<Box<dyn Engine>, EngineError> {
         Ok(match self.proto {
-            Proto::Uci => Box::new(UciEngine::start(&self.command, &self.options, self.limit)?),
-            Proto::Xboard => Box::new(XboardEngine::start(
+            Proto::Uci => Box::new(UciEngine::start_in(
                 &self.command,
+                self.dir.as_deref(),
                 &self.options,
                 self.limit,
+                crate::client::uci::UciTimeouts::default(),
+            )?),
+            Proto::Xboard => Box::new(XboardEngine::start_in(
+                &self.command,
+                self.dir.as_deref(),
+                &self.options,
+                self.limit,
+                crate::client::xboard::Timing::default(),
             )?),
             // The random mover thinks as long as movetime= says, else a millisecond.
             Proto::Random => Box::new(RandomEngine::new(

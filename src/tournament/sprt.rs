@@ -174,6 +174,16 @@ impl Sprt {
         self.pentanomial
     }
 
+    /// The Elo differences of H0 and H1.
+    pub fn elos(&self) -> (f64, f64) {
+        (self.config.elo0, self.config.elo1)
+    }
+
+    /// The LLR's lower and upper bounds.
+    pub fn bounds(&self) -> (f64, f64) {
+        self.config.bounds()
+    }
+
     /// The log-likelihood ratio (0 before the first pair), as the module says.
     pub fn llr(&self) -> f64 {
         llr(self.pentanomial, self.config.elo0, self.config.elo1)

@@ -5,7 +5,7 @@
 
 pub(crate) mod console;
 mod progress;
-mod settings;
+pub(crate) mod settings;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

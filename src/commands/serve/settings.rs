@@ -158,24 +158,38 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
 /// order=random by --srand, or by a seed drawn now), as many as the schedule takes; the
 /// words they came from; the seed.
 fn serve_openings(args: &ServeArgs) -> Result<(Vec<Opening>, Option<OpeningsSpec>, Option<u64>)> {
-    if args.openings.is_empty() {
-        return Ok((Vec::new(), None, args.srand));
+    openings_of(
+        &args.openings,
+        args.srand,
+        openings_used(args.rounds, args.games, args.repeat),
+    )
+}
+
+/// The openings the words of `--openings` (or fastchess's `-openings`) name, the first
+/// `keep` in the order the encounters take them (order=random shuffled by `srand`, or by
+/// a seed drawn now); the words read; the seed.
+pub(crate) fn openings_of(
+    words: &[String],
+    srand: Option<u64>,
+    keep: usize,
+) -> Result<(Vec<Opening>, Option<OpeningsSpec>, Option<u64>)> {
+    if words.is_empty() {
+        return Ok((Vec::new(), None, srand));
     }
-    let spec = OpeningsSpec::parse(&args.openings).map_err(anyhow::Error::msg)?;
+    let spec = OpeningsSpec::parse(words).map_err(anyhow::Error::msg)?;
     let book = spec.read()?;
     let seed = match spec.order {
         // A drawn seed is short enough to type again.
-        Order::Random => Some(args.srand.unwrap_or_else(|| u64::from(fastrand::u32(..)))),
-        Order::Sequential => args.srand,
+        Order::Random => Some(srand.unwrap_or_else(|| u64::from(fastrand::u32(..)))),
+        Order::Sequential => srand,
     };
-    let keep = openings_used(args.rounds, args.games, args.repeat);
     let openings = arrange(book, spec.order, spec.start, seed.unwrap_or(0), keep)
         .map_err(anyhow::Error::msg)?;
     Ok((openings, Some(spec), seed))
 }
 
 /// `path` made absolute (from the current folder).
-fn absolute(path: &Path) -> Result<PathBuf> {
+pub(crate) fn absolute(path: &Path) -> Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("{}", path.display()))
 }
 

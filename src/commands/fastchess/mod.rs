@@ -1,0 +1,165 @@
+//! `argus fastchess ARGS...`, and argus started as `fastchess` or `fastchess-ob`: a
+//! fastchess command line (`argus::cli::fastchess`) resolved into an `argus serve` event
+//! (`settings`) and run, printing what fastchess prints (`output`), so that fishtest's
+//! and OpenBench's workers run argus as they run fastchess (docs/fastchess.md).
+//!
+//! The event's folder (journals, `games.pgn`, `event.jsonl`) is made in the system's
+//! temporary folder: removed when the match ends, kept when it is stopped or fails, and
+//! named then, to go on with `argus serve --resume DIR`.
+
+mod output;
+mod settings;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use argus::cli::fastchess::{FASTCHESS_VERSION, FastchessRun, parse};
+use argus::client::engine_process;
+use argus::server::{self, Requests};
+
+use output::FastchessLines;
+
+/// What Ctrl-C asks of the match.
+static REQUESTS: Requests = Requests::new();
+
+/// The names argus answers to as fastchess, without `.exe`.
+pub(crate) const NAMES: [&str; 2] = ["fastchess", "fastchess-ob"];
+
+/// What `-help` prints.
+const HELP: &str = "\
+argus, reading fastchess 1.8's command line (docs/fastchess.md lists what it takes and
+what it refuses, and why).
+
+  fastchess -engine cmd=ENGINE name=NAME [tc=TC|st=S|nodes=N|plies=N] [option.X=V ...]
+            -engine ... [-each KEY=VALUE ...] [-rounds N] [-games 1|2] [-repeat]
+            [-concurrency N] [-openings file=BOOK format=epd|pgn order=random ...]
+            [-pgnout file=FILE] [-sprt elo0=E0 elo1=E1 model=logistic] ...
+
+The match is an `argus serve` event: its journals are kept in the temporary folder
+while it runs, and named when it stops before its end (`argus serve --resume DIR`
+goes on with it).";
+
+/// Runs fastchess's command line `words` (without the program's name).
+pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
+    let args = match parse(words) {
+        Ok(FastchessRun::Version) => {
+            println!("{FASTCHESS_VERSION}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Ok(FastchessRun::Help) => {
+            println!("{HELP}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Ok(FastchessRun::Match(args)) => args,
+        Err(e) => {
+            // fastchess prints its errors on standard output and exits with 1.
+            println!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if args.openings.is_some() {
+        println!("Indexing opening suite...");
+    }
+    let dir = event_folder()?;
+    let (cfg, output) = match settings::resolve(&args, &dir) {
+        Ok(resolved) => resolved,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            println!("{e:#}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    ctrlc::set_handler(|| {
+        if REQUESTS.stop() {
+            eprintln!("argus fastchess: interrupted again, exiting now");
+            engine_process::kill_all();
+            std::process::exit(130);
+        }
+    })
+    .context("cannot install the interrupt handler")?;
+    if let Err(e) = server::check_players(&cfg) {
+        let _ = std::fs::remove_dir_all(&dir);
+        println!("{e}");
+        return Ok(ExitCode::FAILURE);
+    }
+    let scheduled = server::scheduled_games(&cfg);
+    let names = cfg.players.iter().map(|p| p.name().to_string()).collect();
+    let mut lines = FastchessLines::new(names, output, scheduled);
+    let mut progress = |p: server::Progress<'_>| {
+        lines.show(p);
+        if lines.crashed {
+            REQUESTS.stop();
+        }
+    };
+    let setup = server::Setup {
+        live: None,
+        standby: None,
+        listen: None,
+    };
+    let summary = server::run(server::Start::New(&cfg), &setup, &REQUESTS, &mut progress);
+    let crashed = lines.crashed;
+    let summary = match summary {
+        Ok(summary) => summary,
+        Err(e) => {
+            println!("{e}");
+            eprintln!(
+                "argus fastchess: the match's files are in {}",
+                dir.display()
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let interrupted = summary.stopped && !crashed && !lines.sprt_done;
+    if interrupted {
+        println!(
+            "Tournament was interrupted. To resume the tournament, run: argus serve --resume {}",
+            dir.display()
+        );
+    }
+    lines.end();
+    // Engines told to quit have a moment to do so before the folder goes.
+    std::thread::sleep(Duration::from_millis(10));
+    if !lines.sprt_done && (summary.stopped || summary.played < summary.scheduled) {
+        eprintln!(
+            "argus fastchess: {} of {} game(s) played; the match's files are in {}",
+            summary.played,
+            summary.scheduled,
+            dir.display()
+        );
+    } else if let Err(e) = std::fs::remove_dir_all(&dir) {
+        eprintln!("argus fastchess: {}: {e}", dir.display());
+    }
+    Ok(
+        if crashed || (summary.played < summary.scheduled && !summary.stopped) {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
+
+/// A new folder for the match's event, in the system's temporary folder.
+fn event_folder() -> Result<PathBuf> {
+    let (_, stamp) = crate::commands::today();
+    let base = std::env::temp_dir();
+    for n in 0..1000u32 {
+        let dir = base.join(format!(
+            "argus-fastchess-{stamp}-{}{}",
+            std::process::id(),
+            if n == 0 {
+                String::new()
+            } else {
+                format!("-{n}")
+            }
+        ));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e).with_context(|| format!("{}", dir.display())),
+        }
+    }
+    anyhow::bail!("cannot make a folder for the match in {}", base.display())
+}

@@ -1,0 +1,540 @@
+//! What a match run under fastchess's command line prints, as fastchess prints it: a line
+//! when a game starts and one when it ends (with fastchess's reasons), the results of each
+//! pair of engines after every `-ratinginterval` game pairs (games without
+//! `-report penta=true`) and at the end, the SPRT's line, the CRC-32 of the PGN after each
+//! game with `-crc32 pgn=true`, the players that lost on time or crashed, and the last
+//! lines. fishtest's and OpenBench's workers read these lines (docs/fastchess.md says
+//! which and how).
+
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use argus::core::GameReport;
+use argus::core::game::{GameResult, Termination};
+use argus::server::Progress;
+use argus::tournament::{GameSpec, Sprt, SprtDecision};
+
+use super::settings::Output;
+
+/// A C++ stream's text for a number printed with two decimals, `nan` and `inf` as glibc
+/// writes them (a NaN from 0/0 carries the sign bit there: `-nan`).
+fn fixed2(x: f64) -> String {
+    if x.is_nan() {
+        "-nan".to_string()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The score of `p` as an Elo difference: `-400 log10(1/p - 1)`.
+fn elo_of(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+/// The 95 % two-sided z-score fastchess uses.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// `erf`, to double precision (libm's, through the C library).
+fn erf(x: f64) -> f64 {
+    unsafe extern "C" {
+        safe fn erf(x: f64) -> f64;
+    }
+    erf(x)
+}
+
+/// The games of one pair of engines, as fastchess counts them: the first engine's wins,
+/// losses and draws, and its game pairs by outcome.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Stats {
+    pub(super) wins: u32,
+    pub(super) losses: u32,
+    pub(super) draws: u32,
+    /// Pairs: both lost, a loss and a draw, a win and a loss, two draws, a win and a
+    /// draw, both won.
+    pub(super) ll: u32,
+    pub(super) ld: u32,
+    pub(super) wl: u32,
+    pub(super) dd: u32,
+    pub(super) wd: u32,
+    pub(super) ww: u32,
+}
+
+impl Stats {
+    fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    fn points(&self) -> f64 {
+        f64::from(self.wins) + 0.5 * f64::from(self.draws)
+    }
+
+    fn pairs(&self) -> u32 {
+        self.ll + self.ld + self.wl + self.dd + self.wd + self.ww
+    }
+
+    /// The pentanomial counts as fastchess prints them: `[LL, LD, WL+DD, WD, WW]`.
+    fn penta(&self) -> [u32; 5] {
+        [self.ll, self.ld, self.wl + self.dd, self.wd, self.ww]
+    }
+
+    /// Counts a game of the first engine's: 2 a win, 1 a draw, 0 a loss.
+    fn game(&mut self, half: u32) {
+        match half {
+            2 => self.wins += 1,
+            1 => self.draws += 1,
+            _ => self.losses += 1,
+        }
+    }
+
+    /// Counts a finished pair, its games' half-points for the first engine.
+    fn pair(&mut self, a: u32, b: u32) {
+        self.game(a);
+        self.game(b);
+        match (a.max(b), a.min(b)) {
+            (2, 2) => self.ww += 1,
+            (2, 1) => self.wd += 1,
+            (2, 0) => self.wl += 1,
+            (1, 1) => self.dd += 1,
+            (1, 0) => self.ld += 1,
+            _ => self.ll += 1,
+        }
+    }
+
+    /// `Elo: x +/- y, nElo: x +/- y` and `LOS: p %`, by pairs or by games.
+    fn elo_lines(&self, penta: bool) -> (String, String) {
+        let (n, score, variance, nelo_scale) = if penta {
+            let n = f64::from(self.pairs());
+            let share = |c: u32| f64::from(c) / n;
+            let score = share(self.ww)
+                + 0.75 * share(self.wd)
+                + 0.5 * (share(self.wl) + share(self.dd))
+                + 0.25 * share(self.ld);
+            let variance = share(self.ww) * (1.0 - score).powi(2)
+                + share(self.wd) * (0.75 - score).powi(2)
+                + (share(self.wl) + share(self.dd)) * (0.5 - score).powi(2)
+                + share(self.ld) * (0.25 - score).powi(2)
+                + share(self.ll) * score.powi(2);
+            (n, score, variance, 2.0)
+        } else {
+            let n = f64::from(self.games());
+            let share = |c: u32| f64::from(c) / n;
+            let score = share(self.wins) + 0.5 * share(self.draws);
+            let variance = share(self.wins) * (1.0 - score).powi(2)
+                + share(self.draws) * (0.5 - score).powi(2)
+                + share(self.losses) * score.powi(2);
+            (n, score, variance, 1.0)
+        };
+        let per = variance / n;
+        let upper = score + Z95 * per.sqrt();
+        let lower = score - Z95 * per.sqrt();
+        let nelo =
+            |s: f64| (s - 0.5) / (nelo_scale * variance).sqrt() * (800.0 / std::f64::consts::LN_10);
+        let diff = elo_of(score);
+        let error = (elo_of(upper) - elo_of(lower)) / 2.0;
+        let nelo_error = (nelo(upper) - nelo(lower)) / 2.0;
+        let los = (1.0 - erf(-(score - 0.5) / (2.0 * per).sqrt())) / 2.0;
+        (
+            format!(
+                "Elo: {} +/- {}, nElo: {} +/- {}",
+                fixed2(diff),
+                fixed2(error),
+                fixed2(nelo(score)),
+                fixed2(nelo_error)
+            ),
+            format!("LOS: {} %", fixed2(los * 100.0)),
+        )
+    }
+}
+
+/// fastchess's reason for how a game ended.
+pub(super) fn reason(report: &GameReport) -> String {
+    let loser = match report.result {
+        GameResult::WhiteWins => "Black",
+        GameResult::BlackWins => "White",
+        _ => "",
+    };
+    let winner = match report.result {
+        GameResult::WhiteWins => "White",
+        GameResult::BlackWins => "Black",
+        _ => "",
+    };
+    let text = report.reason.as_str();
+    // Whose failure it was, where a draw leaves it to the text.
+    let culprit = || {
+        if !loser.is_empty() {
+            loser
+        } else if text.starts_with("Black") {
+            "Black"
+        } else {
+            "White"
+        }
+    };
+    match report.termination {
+        Termination::TimeForfeit => format!("{} loses on time", culprit()),
+        Termination::RulesInfraction => format!("{} makes an illegal move", culprit()),
+        Termination::Abandoned if text.contains("did not answer") => {
+            format!("{}'s connection stalls", culprit())
+        }
+        Termination::Abandoned => format!("{} disconnects", culprit()),
+        Termination::Adjudication if winner.is_empty() => "Draw by adjudication".to_string(),
+        Termination::Adjudication => format!("{winner} wins by adjudication"),
+        Termination::Unterminated => "Game interrupted".to_string(),
+        Termination::Normal => {
+            if text.ends_with(" mates") {
+                text.to_string()
+            } else if text.starts_with("Stalemate") {
+                "Draw by stalemate".to_string()
+            } else if text.starts_with("Dead position") {
+                "Draw by insufficient mating material".to_string()
+            } else if text.contains("repetition") {
+                "Draw by 3-fold repetition".to_string()
+            } else if text.contains("-move rule") {
+                "Draw by fifty moves rule".to_string()
+            } else if winner.is_empty() {
+                "Draw by adjudication".to_string()
+            } else {
+                format!("{winner} wins by adjudication")
+            }
+        }
+    }
+}
+
+/// The half-points of player `i` in a game.
+fn half_points(spec: &GameSpec, result: GameResult, i: usize) -> Option<u32> {
+    let white = match result {
+        GameResult::WhiteWins => 2,
+        GameResult::Draw => 1,
+        GameResult::BlackWins => 0,
+        _ => return None,
+    };
+    Some(if spec.white == i { white } else { 2 - white })
+}
+
+/// One pair of engines' games so far.
+#[derive(Default)]
+struct PairingStats {
+    stats: Stats,
+    /// A pair's first game to finish, by pair number: the first engine's half-points.
+    waiting: HashMap<u32, u32>,
+}
+
+/// The lines of a match, with what they need to remember.
+pub(super) struct FastchessLines {
+    names: Vec<String>,
+    output: Output,
+    total: usize,
+    finished: usize,
+    started: Instant,
+    pairings: HashMap<(usize, usize), PairingStats>,
+    /// What of the PGN file the CRC has read.
+    crc: Option<(PathBuf, crc32fast::Hasher, u64)>,
+    /// Games lost on time and by crashing or stalling, by engine.
+    timeouts: Vec<u32>,
+    crashes: Vec<u32>,
+    /// A crash or stall without `-recover`: the match stops.
+    pub(super) crashed: bool,
+    /// The SPRT reached a bound.
+    pub(super) sprt_done: bool,
+    /// The last results block printed after game this many.
+    printed_at: usize,
+}
+
+impl FastchessLines {
+    /// The lines of a match of `names`, `total` games, printed as `output` says.
+    pub(super) fn new(names: Vec<String>, output: Output, total: usize) -> FastchessLines {
+        let crc = output.crc32_of.clone().map(|path| {
+            let mut hasher = crc32fast::Hasher::new();
+            // A PGN appended to goes on from what it holds.
+            let mut offset = 0;
+            if let Ok(mut file) = std::fs::File::open(&path) {
+                let mut text = Vec::new();
+                if file.read_to_end(&mut text).is_ok() {
+                    hasher.update(&text);
+                    offset = text.len() as u64;
+                }
+            }
+            (path, hasher, offset)
+        });
+        let n = names.len();
+        FastchessLines {
+            names,
+            output,
+            total,
+            finished: 0,
+            started: Instant::now(),
+            pairings: HashMap::new(),
+            crc,
+            timeouts: vec![0; n],
+            crashes: vec![0; n],
+            crashed: false,
+            sprt_done: false,
+            printed_at: 0,
+        }
+    }
+
+    /// Prints what `p` says.
+    pub(super) fn show(&mut self, p: Progress<'_>) {
+        match p {
+            Progress::Started(g) => {
+                println!(
+                    "Started game {} of {} ({} vs {})",
+                    g.number, self.total, self.names[g.white], self.names[g.black]
+                );
+            }
+            Progress::Finished(g, report, _) => self.finished(g, report),
+            Progress::Failed(g, why) => {
+                eprintln!("Warning; game {} could not be played: {why}", g.number)
+            }
+            Progress::Sprt(sprt) => self.sprt(sprt),
+            Progress::Notice(g, notice) if argus::mediator::is_warning(notice) => {
+                log::warn!("game {}: {notice}", g.number);
+            }
+            _ => {}
+        }
+        let _ = std::io::stdout().flush();
+    }
+
+    /// The CRC line of the PGN file, once the game is in it.
+    fn crc_line(&mut self) {
+        let Some((path, hasher, offset)) = &mut self.crc else {
+            return;
+        };
+        if let Ok(mut file) = std::fs::File::open(&*path)
+            && file.seek(SeekFrom::Start(*offset)).is_ok()
+        {
+            let mut text = Vec::new();
+            if file.read_to_end(&mut text).is_ok() {
+                hasher.update(&text);
+                *offset += text.len() as u64;
+            }
+        }
+        println!(
+            "File {} has CRC32: {:#x}",
+            self.output.crc32_name,
+            hasher.clone().finalize()
+        );
+    }
+
+    fn finished(&mut self, g: &GameSpec, report: &GameReport) {
+        if report.termination == Termination::Unterminated {
+            return;
+        }
+        self.crc_line();
+        let reason = reason(report);
+        println!(
+            "Finished game {} ({} vs {}): {} {{{reason}}}",
+            g.number, self.names[g.white], self.names[g.black], report.result
+        );
+        self.finished += 1;
+        let loser = match report.result {
+            GameResult::WhiteWins => Some(g.black),
+            GameResult::BlackWins => Some(g.white),
+            _ => None,
+        };
+        match report.termination {
+            Termination::TimeForfeit => {
+                if let Some(l) = loser {
+                    self.timeouts[l] += 1;
+                }
+            }
+            Termination::Abandoned => {
+                if let Some(l) = loser {
+                    self.crashes[l] += 1;
+                }
+                if !self.output.recover {
+                    println!(
+                        "Game {} stalled / disconnected and no recover option set for engine, stopping tournament.",
+                        g.number
+                    );
+                    self.crashed = true;
+                }
+            }
+            _ => {}
+        }
+        let (first, second) = (g.white.min(g.black), g.white.max(g.black));
+        let Some(half) = half_points(g, report.result, first) else {
+            return;
+        };
+        let pairing = self.pairings.entry((first, second)).or_default();
+        let pair = g.number.div_ceil(2);
+        let print = if self.output.penta {
+            match pairing.waiting.remove(&pair) {
+                Some(other) => {
+                    pairing.stats.pair(other, half);
+                    // fastchess counts the pair by its place in the schedule.
+                    self.output.rating_interval > 0
+                        && (pair as usize).is_multiple_of(self.output.rating_interval as usize)
+                }
+                None => {
+                    pairing.waiting.insert(pair, half);
+                    false
+                }
+            }
+        } else {
+            pairing.stats.game(half);
+            self.output.rating_interval > 0
+                && self
+                    .finished
+                    .is_multiple_of(self.output.rating_interval as usize)
+        };
+        if print || self.finished == self.total {
+            self.results(first, second, None);
+            self.printed_at = self.finished;
+        }
+    }
+
+    /// The results block of engines `first` and `second`, with the SPRT's line.
+    fn results(&self, first: usize, second: usize, sprt: Option<&Sprt>) {
+        let stats = self
+            .pairings
+            .get(&(first, second))
+            .map(|p| p.stats.clone())
+            .unwrap_or_default();
+        let penta = self.output.penta;
+        let (elo, los) = stats.elo_lines(penta);
+        let games = stats.games();
+        let draw_ratio = if penta {
+            f64::from(stats.wl + stats.dd) / f64::from(stats.pairs()) * 100.0
+        } else {
+            f64::from(stats.draws) / f64::from(games) * 100.0
+        };
+        let dash = "-".repeat(50);
+        let mut text = format!("{dash}\n");
+        text.push_str(&format!(
+            "Results of {} vs {} ({}):\n",
+            self.names[first], self.names[second], self.output.heading
+        ));
+        text.push_str(&format!("{elo}\n"));
+        text.push_str(&format!("{los}, DrawRatio: {} %", fixed2(draw_ratio)));
+        if penta {
+            let pairs_ratio = f64::from(stats.ww + stats.wd) / f64::from(stats.ld + stats.ll);
+            text.push_str(&format!(", PairsRatio: {}", fixed2(pairs_ratio)));
+        }
+        text.push('\n');
+        text.push_str(&format!(
+            "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)\n",
+            stats.wins,
+            stats.losses,
+            stats.draws,
+            stats.points(),
+            fixed2(stats.points() / f64::from(games) * 100.0)
+        ));
+        if penta {
+            let p = stats.penta();
+            text.push_str(&format!(
+                "Ptnml(0-2): [{}, {}, {}, {}, {}], WL/DD Ratio: {}\n",
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+                p[4],
+                fixed2(f64::from(stats.wl) / f64::from(stats.dd))
+            ));
+        }
+        if let Some(sprt) = sprt {
+            let llr = sprt.llr();
+            let (low, high) = sprt.bounds();
+            let fraction = if llr >= 0.0 { llr / high } else { -llr / low };
+            let (elo0, elo1) = sprt.elos();
+            text.push_str(&format!(
+                "LLR: {:.2} ({:.1}%) ({:.2}, {:.2}) [{elo0:.2}, {elo1:.2}]\n",
+                llr,
+                fraction * 100.0,
+                low,
+                high
+            ));
+        }
+        text.push_str(&format!("{dash}\n"));
+        print!("{text}");
+    }
+
+    /// The SPRT after a pair: at a bound, the block with its line, and the match ends.
+    fn sprt(&mut self, sprt: &Sprt) {
+        let decision = sprt.decision();
+        if decision == SprtDecision::Continue && self.finished < self.total {
+            return;
+        }
+        self.results(0, 1, Some(sprt));
+        let (elo0, elo1) = sprt.elos();
+        println!(
+            "SPRT ([{elo0:.2}, {elo1:.2}]) completed - {} was accepted",
+            if decision == SprtDecision::AcceptH0 {
+                "H0"
+            } else {
+                "H1"
+            }
+        );
+        self.sprt_done = true;
+    }
+
+    /// The last lines: the players that lost on time or crashed, `Finished match` and
+    /// the time it took.
+    pub(super) fn end(&self) {
+        let failed: Vec<usize> = (0..self.names.len())
+            .filter(|&i| self.timeouts[i] + self.crashes[i] > 0)
+            .collect();
+        if !failed.is_empty() {
+            println!();
+            for i in &failed {
+                println!("Player: {}", self.names[*i]);
+                println!("  Timeouts: {}", self.timeouts[*i]);
+                println!("  Crashed: {}", self.crashes[*i]);
+            }
+            println!();
+        }
+        println!("Finished match");
+        let secs = self.started.elapsed().as_secs();
+        println!(
+            "Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)\n",
+            secs / 3600,
+            (secs / 60) % 60,
+            secs % 60
+        );
+        let _ = std::io::stdout().flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_inf_print_as_a_cpp_stream_prints_them() {
+        assert_eq!(fixed2(f64::NAN), "-nan");
+        assert_eq!(fixed2(f64::INFINITY), "inf");
+        assert_eq!(fixed2(-0.0), "-0.00");
+        assert_eq!(fixed2(12.345), "12.35");
+    }
+
+    #[test]
+    fn one_drawn_pair_reads_as_fastchess_prints_it() {
+        // fastchess 1.8.1 after a pair of one win and one loss:
+        // Elo: -0.00 +/- 0.00, nElo: -nan +/- -nan / LOS: -nan %
+        let mut stats = Stats::default();
+        stats.pair(2, 0);
+        let (elo, los) = stats.elo_lines(true);
+        assert_eq!(elo, "Elo: -0.00 +/- 0.00, nElo: -nan +/- -nan");
+        assert_eq!(los, "LOS: -nan %");
+        assert_eq!(stats.penta(), [0, 0, 1, 0, 0]);
+    }
+
+    #[test]
+    fn pairs_elo_follows_fastchess_arithmetic() {
+        let mut stats = Stats::default();
+        for (a, b) in [(2, 1), (1, 1), (2, 0), (0, 1), (2, 2)] {
+            stats.pair(a, b);
+        }
+        assert_eq!(stats.penta(), [0, 1, 2, 1, 1]);
+        assert_eq!((stats.wins, stats.losses, stats.draws), (4, 2, 4));
+        let (elo, los) = stats.elo_lines(true);
+        // A score of 0.6 with a variance of 0.065 a pair, worked out by hand (Python's
+        // math module): the Elo of 0.6 and its interval, nElo 0.1 / sqrt(0.13) * 800 /
+        // ln 10, LOS (1 - erf(-0.1 / sqrt(0.026))) / 2.
+        assert_eq!(elo, "Elo: 70.44 +/- 177.57, nElo: 96.36 +/- 215.34");
+        assert_eq!(los, "LOS: 80.98 %");
+    }
+}

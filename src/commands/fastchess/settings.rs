@@ -1,0 +1,430 @@
+//! A fastchess command line resolved into the `argus serve` event it describes, or
+//! refused: what argus does not do (yet) is named, with why, in one line.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+
+use argus::cli::fastchess::{EngineWords, FastchessArgs, OutputFormat, Tournament, tc_limits};
+use argus::client::Limit;
+use argus::core::clock::TimeControl;
+use argus::core::{DrawRule, IllegalRule};
+use argus::server::{EngineSpec, Entrant, Proto, ServeConfig};
+use argus::tournament::{
+    AdjudicationRules, DrawAdjudication, Format, ResignRule, SprtConfig, openings_used,
+};
+
+use crate::commands::serve::settings::{absolute, openings_of};
+use crate::commands::today;
+
+/// A refusal: the option, and why argus does not take it.
+fn refuse(option: &str, why: &str) -> anyhow::Error {
+    anyhow::anyhow!("{option}: {why}")
+}
+
+/// The options argus refuses, whatever their values, and why.
+fn refused(args: &FastchessArgs) -> Result<()> {
+    let not_yet = |option: &str, what: &str| {
+        Err(refuse(
+            option,
+            &format!("{what} is not built in argus yet (docs/fastchess.md lists what is)"),
+        ))
+    };
+    if args.chess960 {
+        return not_yet("-variant fischerandom", "Chess960");
+    }
+    if args.tb.is_some() || args.tbpieces.is_some() || args.tbignore50 {
+        return not_yet("-tb", "Syzygy tablebase adjudication");
+    }
+    if args.tbadjudicate.is_some() {
+        return not_yet("-tbadjudicate", "Syzygy tablebase adjudication");
+    }
+    if args.quick.is_some() {
+        return not_yet("-quick", "the -quick shortcut");
+    }
+    if args.config.is_some() {
+        return Err(refuse(
+            "-config",
+            "argus keeps a match's state in its event folder instead of a config.json: a stopped match names the folder, and `argus serve --resume DIR` goes on with it",
+        ));
+    }
+    if args.log.is_some() {
+        return not_yet("-log", "fastchess's log file");
+    }
+    if args.affinity.is_some() {
+        return not_yet("-use-affinity", "pinning engines to cores");
+    }
+    if args.show_latency {
+        return not_yet("-show-latency", "the latency report");
+    }
+    if args.noswap {
+        return not_yet("-noswap", "a schedule without colour swaps");
+    }
+    if args.reverse {
+        return not_yet("-reverse", "the reversed schedule");
+    }
+    if args.seeds != 1 {
+        return not_yet("-seeds", "a gauntlet of more than one seed");
+    }
+    if args.startup_ms.is_some() {
+        return not_yet(
+            "-startup-ms",
+            "a limit on an engine's start other than 10 s",
+        );
+    }
+    if args.ucinewgame_ms.is_some() {
+        return not_yet("-ucinewgame-ms", "a limit on ucinewgame's answer");
+    }
+    if args.ping_ms.is_some() {
+        return not_yet("-ping-ms", "a limit on isready's answer");
+    }
+    if args.output == OutputFormat::Cutechess {
+        return not_yet("-output format=cutechess", "cutechess-cli's output");
+    }
+    if let Some(pgn) = &args.pgnout {
+        if pgn.notation != "san" {
+            return not_yet(
+                &format!("-pgnout notation={}", pgn.notation),
+                "a PGN in other than SAN",
+            );
+        }
+        if let Some(extra) = pgn.extras.first() {
+            return not_yet(
+                &format!("-pgnout {extra}=true"),
+                "fastchess's move comments (argus writes its own: score/depth, time, nodes, pv)",
+            );
+        }
+        if pgn.min {
+            return not_yet("-pgnout min=true", "the minimal PGN");
+        }
+        if !pgn.match_lines.is_empty() {
+            return not_yet("-pgnout match_line=", "engine lines as PGN comments");
+        }
+    }
+    if let Some(words) = &args.sprt
+        && let Some(model) = words.iter().find_map(|w| w.strip_prefix("model="))
+        && model != "logistic"
+    {
+        return not_yet(
+            &format!("-sprt model={model}"),
+            "an SPRT other than the logistic (model=logistic)",
+        );
+    }
+    if args
+        .sprt
+        .as_ref()
+        .is_some_and(|w| !w.iter().any(|w| w.starts_with("model=")))
+    {
+        return not_yet(
+            "-sprt",
+            "fastchess's default normalized SPRT (give model=logistic for argus's pentanomial GSPRT)",
+        );
+    }
+    Ok(())
+}
+
+/// What the match prints, beside the event it plays.
+pub(super) struct Output {
+    /// `-ratinginterval` (0: only at the end).
+    pub(super) rating_interval: u32,
+    /// `-report penta=`.
+    pub(super) penta: bool,
+    /// `-crc32 pgn=true`: the PGN file whose CRC-32 follows each game.
+    pub(super) crc32_of: Option<PathBuf>,
+    /// Its name as typed, as the CRC's line names it.
+    pub(super) crc32_name: String,
+    /// `-recover`: a game an engine loses by crashing or stalling does not stop the
+    /// match.
+    pub(super) recover: bool,
+    /// What the results' heading says in brackets: the time control, the threads, the
+    /// hash and the book (`2+0.02, 1t, 16MB - 8MB, book.epd`).
+    pub(super) heading: String,
+}
+
+/// The event a fastchess command line describes, played in `out`, and what it prints.
+pub(super) fn resolve(args: &FastchessArgs, out: &Path) -> Result<(ServeConfig, Output)> {
+    refused(args)?;
+    let hardware = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as i64;
+    let concurrency = if args.concurrency <= 0 {
+        let c = hardware - args.concurrency.abs();
+        println!(
+            "Info: Adjusted concurrency to {c} based on number of available hardware threads."
+        );
+        c
+    } else {
+        args.concurrency
+    };
+    if concurrency > hardware && !args.force_concurrency {
+        bail!("Error: Concurrency exceeds number of CPUs. Use -force-concurrency to override.");
+    }
+    if concurrency < 1 {
+        bail!("Error: a concurrency of {concurrency}: at least 1 game at once");
+    }
+    let concurrency = usize::try_from(concurrency)?.min(1024);
+    let tcs: Vec<Option<TimeControl>> =
+        args.engines.iter().map(engine_tc).collect::<Result<_>>()?;
+    // One time control for all: the event's. Otherwise each engine has its own.
+    let shared = tcs.windows(2).all(|w| w[0] == w[1]);
+    let event_tc = match (&tcs[0], shared) {
+        (Some(tc), true) => tc.clone(),
+        _ => "-".parse()?,
+    };
+    let players = args
+        .engines
+        .iter()
+        .zip(&tcs)
+        .map(|(words, tc)| engine(words, if shared { None } else { tc.clone() }))
+        .collect::<Result<Vec<Entrant>>>()?;
+    let repeat = args.games.max(1);
+    let format = match args.tournament {
+        Tournament::RoundRobin => Format::RoundRobin,
+        Tournament::Gauntlet => Format::Gauntlet,
+    };
+    let (openings, openings_from, srand) = match &args.openings {
+        Some(o) => openings_of(
+            &o.words,
+            args.srand,
+            openings_used(args.rounds, args.games, repeat),
+        )?,
+        None => {
+            println!(
+                "Warning: No opening book specified! Consider using one, otherwise all games will be played from the starting position."
+            );
+            (Vec::new(), None, args.srand)
+        }
+    };
+    let resign = match &args.resign {
+        Some(words) => {
+            // fastchess's twosided=true is argus's bare twosided.
+            let words: Vec<String> = words
+                .iter()
+                .filter(|w| *w != "twosided=false")
+                .map(|w| {
+                    if w == "twosided=true" {
+                        "twosided".to_string()
+                    } else {
+                        w.clone()
+                    }
+                })
+                .collect();
+            Some(ResignRule::parse(&words).map_err(|e| anyhow::anyhow!("-resign: {e}"))?)
+        }
+        None => None,
+    };
+    let draw = match &args.draw {
+        Some(words) => {
+            Some(DrawAdjudication::parse(words).map_err(|e| anyhow::anyhow!("-draw: {e}"))?)
+        }
+        None => None,
+    };
+    let sprt = match &args.sprt {
+        Some(words) => {
+            let words: Vec<String> = words
+                .iter()
+                .filter(|w| !w.starts_with("model="))
+                .cloned()
+                .collect();
+            Some(SprtConfig::parse(&words).map_err(|e| anyhow::anyhow!("-sprt: {e}"))?)
+        }
+        None => None,
+    };
+    let pgnout = match &args.pgnout {
+        Some(pgn) => Some(fresh_file(&pgn.file, pgn.append)?),
+        None => None,
+    };
+    let epdout = match &args.epdout {
+        Some(epd) => Some(fresh_file(&epd.file, epd.append)?),
+        None => None,
+    };
+    let output = Output {
+        rating_interval: args.ratinginterval,
+        penta: args.report_penta,
+        crc32_of: pgnout.clone().filter(|_| args.crc32_pgn),
+        crc32_name: args
+            .pgnout
+            .as_ref()
+            .map(|p| p.file.display().to_string())
+            .unwrap_or_default(),
+        recover: args.recover,
+        heading: heading(args),
+    };
+    let cfg = ServeConfig {
+        players,
+        listen: None,
+        max_clients: None,
+        format,
+        rounds: args.rounds,
+        games: args.games,
+        concurrency,
+        openings,
+        openings_from,
+        repeat,
+        srand,
+        time_control: event_tc,
+        draw_rule: DrawRule::Auto,
+        illegal: IllegalRule::Loss,
+        event: args.event.clone().unwrap_or_else(|| "?".into()),
+        site: args.site.clone().unwrap_or_else(|| "?".into()),
+        date: today().0,
+        reset_delay: Duration::ZERO,
+        conclude_delay: Duration::from_millis(args.wait_ms),
+        adjudication: AdjudicationRules {
+            resign,
+            draw,
+            max_moves: args.maxmoves.filter(|n| *n > 0),
+        },
+        sprt,
+        rating_interval: 0,
+        pgnout,
+        epdout,
+        standby: None,
+        http: None,
+        out: out.to_path_buf(),
+    };
+    Ok((cfg, output))
+}
+
+/// The two sides of a results heading's part: one value when both engines have it, `A -
+/// B` when they differ.
+fn both(first: String, second: String) -> String {
+    if first == second {
+        first
+    } else {
+        format!("{first} - {second}")
+    }
+}
+
+/// What fastchess's results heading says in brackets, of the first two engines: their
+/// time controls (`2+0.02`, `0.5/move`, `10 plies`, `1000 nodes`), `Threads` (`1t`) and
+/// `Hash` (`16MB`) as given (`NULL` when not), and the book's file name.
+fn heading(args: &FastchessArgs) -> String {
+    let [a, b] = [&args.engines[0], &args.engines[1]];
+    let time = |e: &EngineWords| -> String {
+        let tc = e.tc.as_deref().and_then(|t| tc_limits(t).ok());
+        match tc {
+            Some(t) if t.timed() => {
+                let moves = if t.moves > 0 {
+                    format!("{}/", t.moves)
+                } else {
+                    String::new()
+                };
+                let secs = t.time_ms as f64 / 1000.0;
+                let inc = if t.increment_ms > 0 {
+                    format!("+{}", two_digits(t.increment_ms as f64 / 1000.0))
+                } else {
+                    String::new()
+                };
+                format!("{moves}{secs}{inc}")
+            }
+            _ => match (e.st, e.plies, e.nodes) {
+                (Some(st), _, _) if st > 0.0 => format!("{st}/move"),
+                (_, Some(p), _) if p > 0 => format!("{p} plies"),
+                (_, _, Some(n)) if n > 0 => format!("{n} nodes"),
+                _ => String::new(),
+            },
+        }
+    };
+    let option = |e: &EngineWords, name: &str, unit: &str| -> String {
+        e.options
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or_else(|| "NULL".to_string(), |(_, v)| format!("{v}{unit}"))
+    };
+    let mut text = format!(
+        "{}, {}, {}",
+        both(time(a), time(b)),
+        both(option(a, "Threads", "t"), option(b, "Threads", "t")),
+        both(option(a, "Hash", "MB"), option(b, "Hash", "MB"))
+    );
+    if let Some(book) = args.openings.as_ref().and_then(|o| o.file.file_name()) {
+        text.push_str(", ");
+        text.push_str(&book.to_string_lossy());
+    }
+    text
+}
+
+/// `x` to two significant digits, as C's `%.2g` writes it (`0.02`, `0.1`, `1`, `10`).
+fn two_digits(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = (1 - magnitude).max(0) as usize;
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// `file` made absolute, emptied first unless the games are appended to it.
+fn fresh_file(file: &Path, append: bool) -> Result<PathBuf> {
+    let path = absolute(file)?;
+    if !append {
+        std::fs::write(&path, b"").map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    }
+    Ok(path)
+}
+
+/// An engine's time control as argus writes it; None for `inf` or none given.
+fn engine_tc(words: &EngineWords) -> Result<Option<TimeControl>> {
+    let Some(text) = &words.tc else {
+        return Ok(None);
+    };
+    let limits = tc_limits(text).map_err(|e| anyhow::anyhow!("-engine tc={text}: {e}"))?;
+    match limits.pgn() {
+        Some(pgn) => Ok(Some(
+            pgn.parse()
+                .map_err(|e| anyhow::anyhow!("-engine tc={text}: {e}"))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// One engine of the match; `tc`: a time control of its own.
+fn engine(words: &EngineWords, tc: Option<TimeControl>) -> Result<Entrant> {
+    let mut limits: Vec<Limit> = Vec::new();
+    if let Some(nodes) = words.nodes.filter(|n| *n > 0) {
+        limits.push(Limit::Nodes(nodes));
+    }
+    if let Some(plies) = words.plies.filter(|n| *n > 0) {
+        limits.push(Limit::Depth(plies));
+    }
+    if let Some(st) = words.st.filter(|s| *s > 0.0) {
+        limits.push(Limit::MoveTime(Duration::from_secs_f64(st)));
+    }
+    let timed = words
+        .tc
+        .as_deref()
+        .is_some_and(|tc| tc_limits(tc).is_ok_and(|t| t.timed()));
+    if limits.len() > 1 || (timed && !limits.is_empty()) {
+        bail!(
+            "-engine name={}: a search limit together with another or with a clock (nodes=, plies=, st=, tc=) is not built in argus yet: give one",
+            words.name
+        );
+    }
+    let mut command = words.cmd.clone();
+    if command.contains(' ') {
+        command = format!("\"{command}\"");
+    }
+    if let Some(args) = &words.args {
+        command.push(' ');
+        command.push_str(args);
+    }
+    let mut spec = EngineSpec::new(&words.name, &command, Proto::Uci);
+    spec.options.clone_from(&words.options);
+    spec.limit = limits.first().copied();
+    spec.time_margin = Duration::from_millis(words.timemargin.unwrap_or(0));
+    spec.time_control = tc;
+    spec.dir.clone_from(&words.dir);
+    spec.restart_each_game = words.restart;
+    if let Some(dir) = &words.dir {
+        let path = dir.join(&words.cmd);
+        if !path.is_file() {
+            bail!("Engine binary does not exist: {}", path.display());
+        }
+    }
+    Ok(Entrant::Engine(spec))
+}
