@@ -88,6 +88,8 @@ pub struct UciEngine {
     thinking: Option<Thinking>,
     /// Sent `isready` ([`Engine::begin_new_game`]) and not yet heard `readyok`.
     unready: bool,
+    /// The checks of its PVs, when asked ([`UciEngine::check_pvs`]).
+    pv_check: Option<pv_check::PvCheck>,
 }
 
 /// A turn under way: what the engine said of its search, and its deadline.
@@ -102,6 +104,8 @@ struct Thinking {
     stopped: bool,
     /// `position` and `go`, held until the engine's `readyok`.
     held: Option<[String; 2]>,
+    /// With the PV checks: the game's history and the search's `info` lines with a PV.
+    checked: Option<(Vec<u64>, Vec<String>)>,
 }
 
 impl UciEngine {
@@ -161,9 +165,16 @@ impl UciEngine {
             position: PositionCommand::default(),
             thinking: None,
             unready: false,
+            pv_check: None,
         };
         engine.launch()?;
         Ok(engine)
+    }
+
+    /// Checks every search's PVs as fastchess does, and reports what it finds under
+    /// `check`'s name ([`pv_check`]).
+    pub fn check_pvs(&mut self, check: pv_check::PvCheck) {
+        self.pv_check = Some(check);
     }
 
     /// Spawns the engine and shakes hands with it.
@@ -249,7 +260,14 @@ impl UciEngine {
         match first {
             Some("bestmove") => {
                 let best = words.next().unwrap_or("");
-                let search = self.thinking.take().map(|t| t.search).unwrap_or_default();
+                let thinking = self.thinking.take();
+                if let (Some(check), Some((keys, infos))) = (
+                    &self.pv_check,
+                    thinking.as_ref().and_then(|t| t.checked.as_ref()),
+                ) {
+                    report_pvs(check, turn, keys, infos, &self.position.line, best);
+                }
+                let search = thinking.map(|t| t.search).unwrap_or_default();
                 let mv = best
                     .parse::<UciMove>()
                     .ok()
@@ -271,6 +289,11 @@ impl UciEngine {
             }
             Some("info") => {
                 thinking.search.update(line);
+                if let Some((_, infos)) = &mut thinking.checked
+                    && line.contains(" pv ")
+                {
+                    infos.push(line.to_string());
+                }
                 None
             }
             _ => None,
@@ -425,6 +448,10 @@ impl Engine for UciEngine {
             deadline: deadline_after(allowance),
             stopped: false,
             held: None,
+            checked: self
+                .pv_check
+                .is_some()
+                .then(|| (pv_check::history(turn), Vec::new())),
         };
         #[cfg(unix)]
         if self.unready {
@@ -560,6 +587,34 @@ impl Engine for UciEngine {
                     line.split_whitespace().next() == Some("bestmove")
                 })
                 .is_ok()
+    }
+}
+
+/// Logs what the PV checks find in a search from `turn` (its `info` lines with a PV,
+/// `keys` the game's history) that ended with `best`, to [`pv_check::TARGET`].
+fn report_pvs(
+    check: &pv_check::PvCheck,
+    turn: &Turn<'_>,
+    keys: &[u64],
+    infos: &[String],
+    position_command: &str,
+    best: &str,
+) {
+    let legal = best
+        .parse::<UciMove>()
+        .ok()
+        .is_some_and(|u| u.to_move(turn.position).is_ok());
+    if !legal {
+        let shown = if best.is_empty() { "<none>" } else { best };
+        log::warn!(target: pv_check::TARGET, "Warning; Illegal move {shown} played by {}", check.name);
+    }
+    for info in infos {
+        if let Some(finding) = pv_check::check_info(check, turn, keys, position_command, info) {
+            log::warn!(target: pv_check::TARGET, "{finding}");
+        }
+    }
+    if let Some(finding) = pv_check::check_bestmove(check, infos, position_command, best) {
+        log::warn!(target: pv_check::TARGET, "{finding}");
     }
 }
 
@@ -841,6 +896,8 @@ fn pv_to_san(pos: &Chess, pv: &[String]) -> Vec<(Move, CompactString)> {
 fn san_operand(san: CompactString) -> Operand {
     Operand::unquoted(&san).unwrap_or(Operand::Move(san))
 }
+
+pub mod pv_check;
 
 #[cfg(test)]
 mod tests;

@@ -54,6 +54,9 @@ pub struct EngineSpec {
     /// (`restart=on`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub restart_each_game: bool,
+    /// Its PVs checked as fastchess checks them (a UCI engine under `argus fastchess`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pv_check: Option<crate::client::uci::pv_check::PvCheck>,
 }
 
 impl EngineSpec {
@@ -70,6 +73,7 @@ impl EngineSpec {
             time_control: None,
             dir: None,
             restart_each_game: false,
+            pv_check: None,
         }
     }
 
@@ -180,6 +184,7 @@ impl EngineSpec {
             time_control,
             dir: None,
             restart_each_game: false,
+            pv_check: None,
         })
     }
 
@@ -197,13 +202,19 @@ impl EngineSpec {
     /// [`EngineError`] when the engine cannot be started or fails its handshake.
     pub fn start(&self, seed: u64) -> Result<Box<dyn Engine>, EngineError> {
         Ok(match self.proto {
-            Proto::Uci => Box::new(UciEngine::start_in(
-                &self.command,
-                self.dir.as_deref(),
-                &self.options,
-                self.limit,
-                crate::client::uci::UciTimeouts::default(),
-            )?),
+            Proto::Uci => {
+                let mut engine = UciEngine::start_in(
+                    &self.command,
+                    self.dir.as_deref(),
+                    &self.options,
+                    self.limit,
+                    crate::client::uci::UciTimeouts::default(),
+                )?;
+                if let Some(check) = &self.pv_check {
+                    engine.check_pvs(check.clone());
+                }
+                Box::new(engine)
+            }
             Proto::Xboard => Box::new(XboardEngine::start_in(
                 &self.command,
                 self.dir.as_deref(),

@@ -176,6 +176,11 @@ pub(super) fn reason(report: &GameReport) -> String {
     match report.termination {
         Termination::TimeForfeit => format!("{} loses on time", culprit()),
         Termination::RulesInfraction => format!("{} makes an illegal move", culprit()),
+        // An engine whose bestmove is no legal move fails; fastchess calls it an
+        // illegal move.
+        Termination::Abandoned if text.contains("is not a legal move") => {
+            format!("{} makes an illegal move", culprit())
+        }
         Termination::Abandoned if text.contains("did not answer") => {
             format!("{}'s connection stalls", culprit())
         }

@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 
 use argus::cli::fastchess::{EngineWords, FastchessArgs, OutputFormat, Tournament, tc_limits};
 use argus::client::Limit;
+use argus::client::uci::pv_check::PvCheck;
 use argus::core::clock::TimeControl;
 use argus::core::{DrawRule, IllegalRule};
 use argus::server::{EngineSpec, Entrant, Proto, ServeConfig};
@@ -174,7 +175,17 @@ pub(super) fn resolve(args: &FastchessArgs, out: &Path) -> Result<(ServeConfig, 
         .engines
         .iter()
         .zip(&tcs)
-        .map(|(words, tc)| engine(words, if shared { None } else { tc.clone() }))
+        .map(|(words, tc)| {
+            engine(words, if shared { None } else { tc.clone() }).map(|mut spec| {
+                // fastchess checks every engine's PVs; mate PVs with -check-mate-pvs.
+                spec.pv_check = Some(PvCheck {
+                    name: spec.name.clone(),
+                    mates: args.check_mate_pvs,
+                    one_line: args.test_env,
+                });
+                Entrant::Engine(spec)
+            })
+        })
         .collect::<Result<Vec<Entrant>>>()?;
     let repeat = args.games.max(1);
     let format = match args.tournament {
@@ -384,7 +395,7 @@ fn engine_tc(words: &EngineWords) -> Result<Option<TimeControl>> {
 }
 
 /// One engine of the match; `tc`: a time control of its own.
-fn engine(words: &EngineWords, tc: Option<TimeControl>) -> Result<Entrant> {
+fn engine(words: &EngineWords, tc: Option<TimeControl>) -> Result<EngineSpec> {
     let mut limits: Vec<Limit> = Vec::new();
     if let Some(nodes) = words.nodes.filter(|n| *n > 0) {
         limits.push(Limit::Nodes(nodes));
@@ -426,5 +437,5 @@ fn engine(words: &EngineWords, tc: Option<TimeControl>) -> Result<Entrant> {
             bail!("Engine binary does not exist: {}", path.display());
         }
     }
-    Ok(Entrant::Engine(spec))
+    Ok(spec)
 }

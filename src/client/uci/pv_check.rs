@@ -1,0 +1,292 @@
+//! The checks fastchess makes of an engine's principal variations, for matches run under
+//! its command line (`argus fastchess`): every PV of a search is played out from the
+//! position, and a move that is illegal (any move after mate or stalemate among them) or
+//! goes on after a threefold repetition or the fifty-move rule is reported; with
+//! `-check-mate-pvs`, a mate score's PV must be as long as the mate and end in it; the
+//! `bestmove` must be the last PV's first move. Each finding is one line, worded as
+//! fastchess words it (fishtest's worker fails a run on these words), logged to
+//! [`TARGET`].
+
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, EnPassantMode, Position};
+
+use crate::client::Turn;
+
+/// The log target of the findings: `argus fastchess` prints them on standard output as
+/// fastchess does; elsewhere they are warnings.
+pub const TARGET: &str = "argus::engine_check";
+
+/// Which checks an engine's searches get, and the name they are reported under.
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct PvCheck {
+    /// The engine's name in the findings (the player's).
+    pub name: String,
+    /// Mate scores' PVs too (`-check-mate-pvs`).
+    pub mates: bool,
+    /// The parts of a finding are joined by ` :: ` (fastchess's `-testEnv`) rather than
+    /// put on lines of their own.
+    pub one_line: bool,
+}
+
+/// The Zobrist keys of the positions of a turn's game from the last irreversible move
+/// on, the position to move from last.
+pub(super) fn history(turn: &Turn<'_>) -> Vec<u64> {
+    let mut pos = turn.start.clone();
+    let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+    let mut keys = vec![key(&pos)];
+    for &m in turn.moves {
+        if !pos.is_legal(m) {
+            break;
+        }
+        if m.is_zeroing() {
+            keys.clear();
+        }
+        pos.play_unchecked(m);
+        keys.push(key(&pos));
+    }
+    keys
+}
+
+/// What fastchess's finding says after its first line: the info line, the game's start
+/// and its moves, from the `position` command sent.
+fn context(check: &PvCheck, info: &str, position_command: &str) -> String {
+    let sep = if check.one_line { " :: " } else { "\n" };
+    let position = position_command
+        .strip_prefix("position ")
+        .unwrap_or(position_command);
+    let (start, moves) = position.split_once(" moves ").unwrap_or((position, ""));
+    format!("{sep}Info; {info}{sep}Position; {start}{sep}Moves; {moves}")
+}
+
+/// The moves of an `info` line's `pv`.
+fn pv_of(info: &str) -> Option<Vec<&str>> {
+    let mut words = info.split_whitespace();
+    words.find(|w| *w == "pv")?;
+    let pv: Vec<&str> = words.collect();
+    (!pv.is_empty()).then_some(pv)
+}
+
+/// Whether the line's score is a bound (`lowerbound`, `upperbound`).
+fn is_bound(info: &str) -> bool {
+    info.split_whitespace()
+        .any(|w| w == "lowerbound" || w == "upperbound")
+}
+
+/// The line's `score mate N`.
+fn mate_of(info: &str) -> Option<i64> {
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.windows(2).position(|w| w == ["score", "mate"])?;
+    words.get(at + 2)?.parse().ok()
+}
+
+/// The findings of one `info` line of the search from `turn`'s position, `keys` its
+/// game's history.
+pub(super) fn check_info(
+    check: &PvCheck,
+    turn: &Turn<'_>,
+    keys: &[u64],
+    position_command: &str,
+    info: &str,
+) -> Option<String> {
+    let pv = pv_of(info)?;
+    let mut pos = turn.position.clone();
+    let mut keys = keys.to_vec();
+    let name = &check.name;
+    for text in &pv {
+        // As fastchess plays a PV out: after mate or stalemate no move is legal; a move
+        // that is legal after a threefold repetition or the fifty-move rule continues a
+        // game that has ended.
+        let legal = pos.legal_moves();
+        let over = legal.is_empty();
+        let repeated = keys
+            .last()
+            .is_some_and(|k| keys.iter().filter(|x| *x == k).count() >= 3);
+        let drawn = if pos.halfmoves() >= 100 {
+            Some("fifty-move rule")
+        } else if repeated {
+            Some("threefold repetition")
+        } else {
+            None
+        };
+        let mv = text
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+            .filter(|m| !over && legal.contains(m));
+        let warning = match (mv, drawn) {
+            (None, _) => format!("Warning; Illegal PV move - move {text} from {name}"),
+            (Some(_), Some(end)) => {
+                format!("Warning; PV continues after {end} - move {text} from {name}")
+            }
+            (Some(mv), None) => {
+                if mv.is_zeroing() {
+                    keys.clear();
+                }
+                pos.play_unchecked(mv);
+                keys.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+                continue;
+            }
+        };
+        return Some(warning + &context(check, info, position_command));
+    }
+    if !check.mates || is_bound(info) {
+        return None;
+    }
+    let mate = mate_of(info)?;
+    let plies = if mate > 0 { mate * 2 - 1 } else { mate * -2 };
+    let len = pv.len() as i64;
+    let warning = if len < plies {
+        format!("Warning; Incomplete mating PV - from {name}")
+    } else if len > plies {
+        format!("Warning; Too long mating PV - from {name}")
+    } else if !pos.legal_moves().is_empty() || !pos.is_check() {
+        format!("Warning; Mating PV does not end with checkmate - from {name}")
+    } else {
+        return None;
+    };
+    Some(warning + &context(check, info, position_command))
+}
+
+/// The finding when `best` is not the first move of the last PV of the search (its
+/// last `info` line with a PV, of `multipv 1` or none, not a bound).
+pub(super) fn check_bestmove(
+    check: &PvCheck,
+    infos: &[String],
+    position_command: &str,
+    best: &str,
+) -> Option<String> {
+    let last = infos
+        .iter()
+        .rev()
+        .find(|l| !l.contains(" multipv ") || l.contains(" multipv 1 "))?;
+    if is_bound(last) {
+        return None;
+    }
+    let pv = pv_of(last)?;
+    (pv[0] != best).then(|| {
+        format!(
+            "Warning; Bestmove does not match beginning of last PV - move {best} from {}{}",
+            check.name,
+            context(check, last, position_command)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn check(mates: bool) -> PvCheck {
+        PvCheck {
+            name: "E".into(),
+            mates,
+            one_line: true,
+        }
+    }
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn run(fen: &str, info: &str, mates: bool) -> Option<String> {
+        let pos = position(fen);
+        let turn = Turn {
+            position: &pos,
+            start: &pos,
+            moves: &[],
+            history: 0,
+            clocks: None,
+            draw_offered: false,
+        };
+        let keys = history(&turn);
+        check_info(
+            &check(mates),
+            &turn,
+            &keys,
+            &format!("position fen {fen}"),
+            info,
+        )
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // White mates in one with Qh5xf7 (scholar's mate).
+    const SCHOLAR: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+
+    #[test]
+    fn a_sound_pv_passes_and_an_illegal_move_is_named() {
+        assert_eq!(
+            run(START, "info depth 2 score cp 20 pv e2e4 e7e5", false),
+            None
+        );
+        let finding = run(START, "info depth 2 score cp 20 pv e2e4 e2e4", false).unwrap();
+        assert_eq!(
+            finding,
+            format!(
+                "Warning; Illegal PV move - move e2e4 from E :: Info; info depth 2 score cp 20 pv e2e4 e2e4 :: Position; fen {START} :: Moves; "
+            )
+        );
+    }
+
+    #[test]
+    fn a_pv_past_mate_and_mate_scores_are_checked() {
+        // fastchess 1.8.1 finds no legal move after mate, so a move there is illegal.
+        let after = run(SCHOLAR, "info depth 3 score mate 1 pv h5f7 e8e7", false).unwrap();
+        assert!(
+            after.starts_with("Warning; Illegal PV move - move e8e7 from E"),
+            "{after}"
+        );
+        assert_eq!(
+            run(SCHOLAR, "info depth 1 score mate 1 pv h5f7", true),
+            None
+        );
+        assert!(
+            run(START, "info depth 1 score mate 1 pv e2e4 e7e5", true)
+                .unwrap()
+                .starts_with("Warning; Too long mating PV - from E")
+        );
+        assert!(
+            run(SCHOLAR, "info depth 1 score mate 3 pv h5f7", true)
+                .unwrap()
+                .starts_with("Warning; Incomplete mating PV - from E")
+        );
+        assert!(
+            run(SCHOLAR, "info depth 1 score mate 1 pv c4b5", true)
+                .unwrap()
+                .starts_with("Warning; Mating PV does not end with checkmate - from E")
+        );
+        // Without -check-mate-pvs, and for a bound, mate PVs are not measured.
+        assert_eq!(
+            run(SCHOLAR, "info depth 1 score mate 3 pv h5f7", false),
+            None
+        );
+        assert_eq!(
+            run(
+                SCHOLAR,
+                "info depth 1 score mate 3 lowerbound pv h5f7",
+                true
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn bestmove_must_begin_the_last_pv() {
+        let infos = vec![
+            "info depth 1 score cp 10 pv d2d4".to_string(),
+            "info depth 2 score cp 12 pv e2e4 e7e5".to_string(),
+        ];
+        assert_eq!(
+            check_bestmove(&check(false), &infos, "position startpos", "e2e4"),
+            None
+        );
+        assert_eq!(
+            check_bestmove(&check(false), &infos, "position startpos", "d2d4").unwrap(),
+            "Warning; Bestmove does not match beginning of last PV - move d2d4 from E :: Info; info depth 2 score cp 12 pv e2e4 e7e5 :: Position; startpos :: Moves; "
+        );
+    }
+}
