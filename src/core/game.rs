@@ -110,6 +110,8 @@ pub struct Finish {
     pub termination: Termination,
     /// A sentence for people and for the PGN's final comment, such as "White mates".
     pub reason: String,
+    /// When a flag fell: how long the side's last turn ran past its time.
+    pub overrun: Option<Duration>,
 }
 
 impl Finish {
@@ -119,6 +121,7 @@ impl Finish {
             result,
             termination,
             reason: reason.into(),
+            overrun: None,
         }
     }
 }
@@ -316,6 +319,15 @@ impl Game {
             return draw(reason);
         }
         None
+    }
+
+    /// [`Game::flag`]'s finish for a flag that fell `elapsed` into `color`'s turn, with
+    /// how far past its time that was.
+    pub fn flag_after(&mut self, color: Color, elapsed: Duration) -> Finish {
+        let left = self.clocks.remaining(color);
+        let mut finish = self.flag(color);
+        finish.overrun = left.map(|left| elapsed.saturating_sub(left));
+        finish
     }
 
     /// The finish when `color`'s flag falls: a loss, or a draw when the opponent cannot

@@ -429,6 +429,8 @@ fn time_use_of(line: &serde_json::Value) -> [TimeUse; 2] {
             overshoots: ms("overshoots")
                 .and_then(|n| u32::try_from(n).ok())
                 .unwrap_or(0),
+            // Not in the event's journal: only the game's own reports it.
+            overrun: None,
         }
     };
     [side(0), side(1)]
@@ -502,12 +504,14 @@ mod tests {
                 thinking: Duration::from_millis(1234),
                 left: Some(Duration::from_millis(56_789)),
                 overshoots: 1,
+                overrun: None,
             },
             TimeUse {
                 moves: 39,
                 thinking: Duration::from_millis(999),
                 left: None,
                 overshoots: 0,
+                overrun: None,
             },
         ];
         let game = Line::Game(GameLine {

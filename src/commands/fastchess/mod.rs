@@ -60,9 +60,6 @@ pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    if args.openings.is_some() {
-        println!("Indexing opening suite...");
-    }
     let dir = event_folder()?;
     let (cfg, output) = match settings::resolve(&args, &dir) {
         Ok(resolved) => resolved,

@@ -174,7 +174,12 @@ pub(super) fn reason(report: &GameReport) -> String {
         }
     };
     match report.termination {
-        Termination::TimeForfeit => format!("{} loses on time", culprit()),
+        Termination::TimeForfeit => {
+            let side = culprit();
+            let index = usize::from(side == "Black");
+            let overrun = report.time_use[index].overrun.unwrap_or_default();
+            format!("{side} loses on time ({}ms overrun)", overrun.as_millis())
+        }
         Termination::RulesInfraction => format!("{} makes an illegal move", culprit()),
         // An engine whose bestmove is no legal move fails; fastchess calls it an
         // illegal move.

@@ -193,11 +193,17 @@ pub(super) fn resolve(args: &FastchessArgs, out: &Path) -> Result<(ServeConfig, 
         Tournament::Gauntlet => Format::Gauntlet,
     };
     let (openings, openings_from, srand) = match &args.openings {
-        Some(o) => openings_of(
-            &o.words,
-            args.srand,
-            openings_used(args.rounds, args.games, repeat),
-        )?,
+        Some(o) => {
+            // fastchess says so when it shuffles the book.
+            if o.words.iter().any(|w| w == "order=random") {
+                println!("Indexing opening suite...");
+            }
+            openings_of(
+                &o.words,
+                args.srand,
+                openings_used(args.rounds, args.games, repeat),
+            )?
+        }
         None => {
             println!(
                 "Warning: No opening book specified! Consider using one, otherwise all games will be played from the starting position."

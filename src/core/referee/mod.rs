@@ -417,7 +417,8 @@ impl Referee {
             } else if self.flag_deadline() == Some(due) {
                 let cur = self.current.as_mut().expect("a flag needs a game");
                 let color = cur.game.turn();
-                let finish = cur.game.flag(color);
+                let elapsed = due.saturating_sub(cur.clock_started.unwrap_or(due));
+                let finish = cur.game.flag_after(color, elapsed);
                 self.finish(finish);
             } else if self.probe_deadline() == Some(due) {
                 self.probe();
@@ -654,6 +655,7 @@ impl Referee {
                     thinking: own.map(|m| m.emt).sum(),
                     left: clocks.remaining(color),
                     overshoots: clocks.overshoots(color),
+                    overrun: finish.overrun.filter(|_| color == cur.game.turn()),
                 }
             }),
         };

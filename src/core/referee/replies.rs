@@ -153,7 +153,7 @@ impl Referee {
         {
             // The flag fell before the reply came (a reply judged late, once its
             // respond's drain was reported): the move is too late.
-            let finish = cur.game.flag(color);
+            let finish = cur.game.flag_after(color, elapsed);
             return self.finish(finish);
         }
         // The pv's moves in SAN, made once for the comment and the notice.

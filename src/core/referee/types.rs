@@ -303,6 +303,8 @@ pub struct TimeUse {
     /// Moves that took longer than the time it had left: forgiven by a time margin, or
     /// its flag fell.
     pub overshoots: u32,
+    /// When its flag fell: how long its last turn ran past its time.
+    pub overrun: Option<Duration>,
 }
 
 /// Something people watching the referee may want to know. Notices are not part of the

@@ -1,0 +1,400 @@
+//! argus under fastchess's name, as fishtest's and OpenBench's workers run it: their
+//! command lines verbatim (Debian's Stockfish playing), the output read with the rules
+//! of their own sources (fishtest's `worker/games.py`, OpenBench's `Client/worker.py`),
+//! the version line fishtest pins, and what argus refuses, refused in one line.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A folder holding argus under the name `fastchess` (a symlink, as a worker is pointed
+/// at it), an `engines` folder with Stockfish and a small EPD book.
+struct Worker {
+    dir: tempfile::TempDir,
+}
+
+impl Worker {
+    fn new() -> Worker {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_argus"), dir.path().join("fastchess"))
+            .unwrap();
+        std::fs::create_dir(dir.path().join("engines")).unwrap();
+        std::os::unix::fs::symlink(
+            "/usr/games/stockfish",
+            dir.path().join("engines").join("stockfish"),
+        )
+        .unwrap();
+        // Balanced positions a few moves into common openings.
+        std::fs::write(
+            dir.path().join("book.epd"),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n\
+             rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n\
+             rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -\n\
+             rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -\n\
+             rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n\
+             rnbqkbnr/pp1ppppp/2p5/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n",
+        )
+        .unwrap();
+        Worker { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `fastchess` with `line` split as a shell would (double quotes keep words
+    /// together), in the worker's folder.
+    fn run(&self, line: &str) -> Output {
+        Command::new(self.path().join("fastchess"))
+            .args(shell_words(line))
+            .current_dir(self.path())
+            .output()
+            .unwrap()
+    }
+}
+
+/// `line` split at spaces, a quoted part (double or single quotes) one word without its
+/// quotes.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '"' | '\'' if quote.is_none() => {
+                quote = Some(c);
+                any = true;
+            }
+            c if quote == Some(c) => quote = None,
+            ' ' if quote.is_none() => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            _ => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// What fishtest's worker takes from a run, read as `parse_fastchess_output` reads it.
+#[derive(Debug, Default)]
+struct FishtestReading {
+    wins: u32,
+    losses: u32,
+    draws: u32,
+    pentanomial: [u32; 5],
+    crashes: u32,
+    time_losses: u32,
+    crc: Option<String>,
+    /// The lines that would fail the run (fastchess's error words), and those it posts
+    /// as warnings.
+    errors: Vec<String>,
+}
+
+/// Reads `lines` (standard output and error, as the worker merges them) as fishtest's
+/// worker does for a task of `games_to_play` games sent in batches of `batch_size`: its
+/// regular expressions for the results, its assertions on them, its words for crashes,
+/// time losses and errors, `Finished match` only once every game is counted.
+fn fishtest_reads(lines: &[&str], games_to_play: u32, batch_size: u32) -> FishtestReading {
+    let wld = regex::Regex::new(
+        r"Games: ([0-9]+), Wins: ([0-9]+), Losses: ([0-9]+), Draws: ([0-9]+), Points: ([0-9.]+) \(",
+    )
+    .unwrap();
+    let ptnml =
+        regex::Regex::new(r"Ptnml\(0-2\): \[([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+)\]")
+            .unwrap();
+    let errors: Vec<regex::Regex> = [
+        r"Warning;.*doesn't have option",
+        r"Warning; Invalid value for option",
+        r"Warning; Failed to set.*option",
+        r"Warning; No info line available to extract score from engine",
+        r"Warning; Illegal move",
+        r"Warning; Could not extract score from engine",
+        r"Warning; Illegal PV move",
+        r"Warning; Move does not match uci move format",
+        r"Warning; PV continues after checkmate",
+        r"Warning; PV continues after stalemate",
+        r"Warning; PV continues after threefold",
+        r"Warning; PV continues after fifty-move rule",
+        r"Warning; Incomplete mating PV",
+        r"Warning; Too long mating PV",
+        r"Warning; Mating PV does not end with checkmate",
+        r"Warning; Bestmove does not match beginning of last PV",
+        r"Warning; Sign mismatch in mate scores",
+    ]
+    .iter()
+    .map(|p| regex::Regex::new(p).unwrap())
+    .collect();
+    let mut out = FishtestReading::default();
+    let mut updated = 0;
+    let mut block: (Option<[u32; 5]>, Option<[u32; 5]>) = (None, None);
+    for line in lines {
+        let line = line.trim();
+        if line.contains("has CRC32:") {
+            out.crc = line.split_whitespace().last().map(str::to_string);
+        }
+        if line.contains("Finished match") {
+            assert_eq!(updated, games_to_play, "Finished match uncleanly");
+        }
+        if errors.iter().any(|p| p.is_match(line)) {
+            out.errors.push(line.to_string());
+        }
+        if line.contains("disconnect") || line.contains("stall") {
+            out.crashes += 1;
+        }
+        if line.contains("on time") || line.contains("timeout") {
+            out.time_losses += 1;
+        }
+        if let Some(m) = wld.captures(line) {
+            let n = |i: usize| m[i].parse::<u32>().unwrap();
+            let _points: f64 = m[5].parse().unwrap();
+            block.0 = Some([n(1), n(2), n(3), n(4), 0]);
+        }
+        if let Some(m) = ptnml.captures(line) {
+            block.1 = Some(std::array::from_fn(|i| m[i + 1].parse().unwrap()));
+        }
+        if let (Some([games, wins, losses, draws, _]), Some(penta)) = block {
+            (out.wins, out.losses, out.draws, out.pentanomial) = (wins, losses, draws, penta);
+            assert_eq!(2 * penta.iter().sum::<u32>(), wins + losses + draws);
+            assert_eq!(games, 2 * penta.iter().sum::<u32>());
+            assert!(games <= updated + batch_size);
+            assert!(games <= games_to_play);
+            if games == updated + batch_size || games == games_to_play {
+                updated = games;
+            }
+            block = (None, None);
+        }
+    }
+    out
+}
+
+/// fishtest's command line for a task of 4 game pairs at 2 games at once (the worker's
+/// order of options; names, numbers and paths are examples).
+const FISHTEST: &str = "-testEnv -recover -repeat -games 2 -rounds 4 -ratinginterval 1 -scoreinterval 1 -autosaveinterval 0 -report penta=true -pgnout file=games.pgn append=false -crc32 pgn=true -site https://tests.example.org/tests/view/abc -event \"Batch 7: New-1a2b3c4d5e vs Base-0f9e8d7c6b\" -srand 12345 -resign movecount=3 score=600 -draw movenumber=34 movecount=8 score=20 -variant standard -concurrency 2 -openings file=book.epd format=epd order=random plies=16 start=1 -check-mate-pvs -engine name=New-1a2b3c4d5e tc=2.000+0.020 cmd=stockfish dir=engines option.Hash=16 -engine name=Base-0f9e8d7c6b tc=2.000+0.020 cmd=stockfish dir=engines option.Hash=8 -each proto=uci option.Threads=1";
+
+/// OpenBench's, for a Chess960 book on a worker with Syzygy tables.
+const OPENBENCH: &str = "-recover -variant fischerandom -testEnv -concurrency 2 -rounds 4 -games 2 -resign movecount=3 score=400 -draw movenumber=40 movecount=8 score=10 -tb /path/syzygy -tbpieces 4 -engine dir=Engines/ cmd=./dev proto=uci tc=2+0.02 option.Hash=16 option.Threads=1 name=Dev-dev -engine dir=Engines/ cmd=./base proto=uci tc=2+0.02 option.Hash=8 option.Threads=1 name=Base-base -openings file=Books/frc.epd format=epd order=random start=1 -srand 77 -pgnout file=PGNs/1.2.3.0.pgn seldepth=true nodes=true match_line='^info string pgncomment .*'";
+
+#[test]
+fn the_version_is_the_one_fishtest_pins() {
+    let worker = Worker::new();
+    // fishtest's worker.py: this pattern, a sha of 7 or more that begins the one it pins
+    // (58072f231dc1ae33204254f867afd0a195f21a2e).
+    let pattern =
+        regex::Regex::new(r"fastchess alpha [0-9]*.[0-9]*.[0-9]* [0-9]*-([0-9a-f-]*)$").unwrap();
+    for flag in ["--version", "-version"] {
+        let run = worker.run(flag);
+        assert!(run.status.success());
+        let line = text(&run.stdout);
+        let sha = line
+            .lines()
+            .find_map(|l| pattern.captures(l))
+            .map(|m| m[1].to_string())
+            .unwrap_or_default();
+        assert!(sha.len() >= 7, "{line}");
+        assert!("58072f231dc1ae33204254f867afd0a195f21a2e".starts_with(&sha));
+    }
+    // And as a subcommand of argus.
+    let run = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .args(["fastchess", "-version"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&run.stdout),
+        "fastchess alpha 1.8.1 01010101-58072f23\n"
+    );
+}
+
+#[test]
+fn what_fastchess_refuses_and_what_argus_does_not_do_yet_are_refused_in_one_line() {
+    let worker = Worker::new();
+    let engines = "-engine cmd=stockfish dir=engines name=A tc=1+0.01 -engine cmd=stockfish dir=engines name=B tc=1+0.01";
+    for (extra, says) in [
+        ("-foo 3", "Unrecognized option: -foo parsing failed."),
+        ("-rounds", "Option \"-rounds\" expects exactly one value."),
+        (
+            "-variant fischerandom -openings file=book.epd",
+            "-variant fischerandom: Chess960 is not built in argus yet",
+        ),
+        (
+            "-tb /nowhere",
+            "-tb: Syzygy tablebase adjudication is not built in argus yet",
+        ),
+        (
+            "-pgnout file=x.pgn nodes=true",
+            "-pgnout nodes=true: fastchess's move comments",
+        ),
+        (
+            "-config file=config.json",
+            "-config: argus keeps a match's state in its event folder",
+        ),
+        (
+            "-concurrency 100000",
+            "Error: Concurrency exceeds number of CPUs. Use -force-concurrency to override.",
+        ),
+    ] {
+        let run = worker.run(&format!("{engines} {extra}"));
+        let out = text(&run.stdout);
+        assert_eq!(run.status.code(), Some(1), "{extra}: {out}");
+        assert!(out.contains(says), "{extra}: {out}");
+        assert!(!out.contains("Started game"), "{extra}: {out}");
+    }
+    // An engine without a name is refused as fastchess 1.8 refuses it.
+    let run = worker.run(
+        "-engine cmd=stockfish dir=engines tc=1 -engine cmd=stockfish dir=engines name=B tc=1",
+    );
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(
+        text(&run.stdout),
+        "Error; please specify a name for each engine!\n"
+    );
+}
+
+#[test]
+#[ignore = "needs stockfish"]
+fn fishtests_command_line_runs_unchanged_and_reads_as_fishtest_reads_it() {
+    let worker = Worker::new();
+    let run = worker.run(FISHTEST);
+    let stdout = text(&run.stdout);
+    let stderr = text(&run.stderr);
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().chain(stderr.lines()).collect();
+    let reading = fishtest_reads(&lines, 8, 2);
+    // Every game counted, in whole pairs.
+    assert_eq!(reading.wins + reading.losses + reading.draws, 8, "{stdout}");
+    assert_eq!(reading.pentanomial.iter().sum::<u32>(), 4, "{stdout}");
+    // The CRC the worker checks the PGN against: zlib's crc32 of the file, as Python's
+    // hex() writes it.
+    let pgn = std::fs::read(worker.path().join("games.pgn")).unwrap();
+    assert_eq!(
+        reading.crc.as_deref(),
+        Some(format!("{:#x}", crc32fast::hash(&pgn)).as_str()),
+        "{stdout}"
+    );
+    assert_eq!(
+        text(&pgn)
+            .matches("[Event \"Batch 7: New-1a2b3c4d5e vs Base-0f9e8d7c6b\"]")
+            .count(),
+        8
+    );
+    // Each game started and finished once, the first engine White in game 1.
+    for n in 1..=8 {
+        assert_eq!(
+            stdout.matches(&format!("Started game {n} of 8 (")).count(),
+            1,
+            "{stdout}"
+        );
+        assert_eq!(
+            stdout.matches(&format!("Finished game {n} (")).count(),
+            1,
+            "{stdout}"
+        );
+    }
+    assert!(stdout.contains("Started game 1 of 8 (New-1a2b3c4d5e vs Base-0f9e8d7c6b)"));
+    assert!(stdout.contains(
+        "Results of New-1a2b3c4d5e vs Base-0f9e8d7c6b (2+0.02, 1t, 16MB - 8MB, book.epd):"
+    ));
+    // Findings of the PV checks (Debian's Stockfish cuts some mating PVs short) are
+    // worded as fastchess words them, on one line each under -testEnv.
+    for line in &reading.errors {
+        assert!(
+            line.contains(" from New-1a2b3c4d5e :: Info; info ")
+                || line.contains(" from Base-0f9e8d7c6b :: Info; info "),
+            "{line}"
+        );
+        assert!(
+            line.contains(" :: Position; fen ") && line.contains(" :: Moves; "),
+            "{line}"
+        );
+    }
+    // The crashes and time losses the worker counts are the games' own.
+    let finished: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Finished game"))
+        .collect();
+    assert_eq!(
+        reading.time_losses as usize,
+        finished
+            .iter()
+            .filter(|l| l.contains("loses on time"))
+            .count()
+    );
+    assert_eq!(
+        reading.crashes as usize,
+        finished
+            .iter()
+            .filter(|l| l.contains("disconnects") || l.contains("stalls"))
+            .count()
+    );
+    // OpenBench reads the same lines: the game's number at word 2, its result at 6.
+    let openbench = openbench_reads(&stdout);
+    assert_eq!(openbench.len(), 8);
+    for (n, result, _) in &openbench {
+        assert!((1..=8).contains(n));
+        assert!(
+            ["1-0", "0-1", "1/2-1/2"].contains(&result.as_str()),
+            "{result}"
+        );
+    }
+    // The match's own folder is gone; the worker's folder holds what fastchess leaves.
+    let left: Vec<PathBuf> = std::fs::read_dir(worker.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(left.len(), 4, "{left:?}");
+}
+
+/// What OpenBench's worker takes from standard output: each `Finished game` line split
+/// at spaces, the game's number at index 2, the result at index 6, the reason after the
+/// first colon; the reading ends at the first empty line.
+fn openbench_reads(stdout: &str) -> Vec<(u32, String, String)> {
+    let mut games = Vec::new();
+    for line in stdout.lines() {
+        if line.trim().is_empty() {
+            break;
+        }
+        if !line.contains("Finished game") {
+            continue;
+        }
+        let tokens: Vec<&str> = line.split(' ').collect();
+        let reason = line.split_once(':').map_or("", |(_, r)| r).to_string();
+        games.push((tokens[2].parse().unwrap(), tokens[6].to_string(), reason));
+    }
+    games
+}
+
+#[test]
+fn openbenchs_chess960_line_is_refused_in_one_line_until_argus_plays_chess960() {
+    let worker = Worker::new();
+    for dir in ["Engines", "Books", "PGNs"] {
+        std::fs::create_dir(worker.path().join(dir)).unwrap();
+    }
+    std::fs::copy(
+        worker.path().join("book.epd"),
+        worker.path().join("Books/frc.epd"),
+    )
+    .unwrap();
+    let run = worker.run(OPENBENCH);
+    let stdout = text(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "-variant fischerandom: Chess960 is not built in argus yet (docs/fastchess.md lists what is)"
+        ]
+    );
+}
