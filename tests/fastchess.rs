@@ -398,3 +398,40 @@ fn openbenchs_chess960_line_is_refused_in_one_line_until_argus_plays_chess960() 
         ]
     );
 }
+
+#[test]
+#[ignore = "needs stockfish"]
+fn an_sprt_stops_the_match_at_its_bound_with_fastchesss_lines() {
+    let worker = Worker::new();
+    // Stockfish against itself is not 100 normalized Elo stronger: H0 within a few pairs.
+    let run = worker.run("-testEnv -recover -repeat -games 2 -rounds 30 -ratinginterval 1 -report penta=true -sprt elo0=100 elo1=300 -srand 5 -resign movecount=3 score=600 -draw movenumber=20 movecount=4 score=20 -concurrency 2 -openings file=book.epd format=epd order=random -engine name=New tc=1+0.01 cmd=stockfish dir=engines option.Hash=16 -engine name=Base tc=1+0.01 cmd=stockfish dir=engines option.Hash=16 -each proto=uci option.Threads=1");
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let verdict = lines
+        .iter()
+        .position(|l| *l == "SPRT ([100.00, 300.00]) completed - H0 was accepted")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(lines[verdict + 1], "Finished match", "{stdout}");
+    // Every results block carries the SPRT's line, after its pentanomial counts.
+    let blocks = lines
+        .iter()
+        .filter(|l| l.starts_with("Results of New vs Base"))
+        .count();
+    let llrs: Vec<&&str> = lines.iter().filter(|l| l.starts_with("LLR: ")).collect();
+    assert_eq!(blocks, llrs.len(), "{stdout}");
+    assert!(
+        llrs.iter()
+            .all(|l| l.ends_with("(-2.94, 2.94) [100.00, 300.00]")),
+        "{stdout}"
+    );
+    // The match stopped early; no game is printed after the verdict.
+    let finished = stdout.matches("Finished game").count();
+    assert!(finished < 60, "{stdout}");
+    assert!(
+        !lines[verdict..]
+            .iter()
+            .any(|l| l.starts_with("Finished game")),
+        "{stdout}"
+    );
+}

@@ -147,9 +147,10 @@ pub struct ServeArgs {
     #[arg(long, num_args = 3, value_name = "KEY=VALUE")]
     pub draw: Vec<String>,
     /// The SPRT of a two-player match over its game pairs: `elo0=E0 elo1=E1 alpha=A
-    /// beta=B` (alpha and beta 0.05 when not given); the match stops at a bound, and
-    /// the exit status says which (below).
-    #[arg(long, num_args = 2..=4, value_name = "KEY=VALUE")]
+    /// beta=B model=logistic|normalized` (alpha and beta 0.05 when not given; elo0 and
+    /// elo1 logistic Elo unless model=normalized); the match stops at a bound, and the
+    /// exit status says which (below).
+    #[arg(long, num_args = 2..=5, value_name = "KEY=VALUE")]
     pub sprt: Vec<String>,
     /// Print the ratings after every N games with a result, and at the end: each
     /// player's score, W/D/L, Elo with its 95 % interval, LOS and draw ratio; for a

@@ -11,7 +11,7 @@ mod swiss;
 
 pub use adjudication::{AdjudicationRules, Adjudicator, DrawAdjudication, ResignRule, Verdict};
 pub use knockout::{Batch, BatchKind, Knockout, MAX_TIEBREAKS, Match, Step};
-pub use sprt::{Sprt, SprtConfig, SprtDecision};
+pub use sprt::{Sprt, SprtConfig, SprtDecision, SprtModel};
 pub use standings::{EloEstimate, Failure, Failures, PlayerLine, Standings, TimeTotals};
 pub use swiss::{SwissHistory, SwissRound, pair_round};
 

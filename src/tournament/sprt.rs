@@ -24,7 +24,24 @@
 
 use serde::Serialize;
 
-/// `--sprt elo0=E0 elo1=E1 alpha=A beta=B`.
+/// What the hypotheses' Elo differences are.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SprtModel {
+    /// Logistic Elo (fishtest's `LLR_logistic`; cutechess-cli's).
+    #[default]
+    Logistic,
+    /// Normalized Elo (fishtest's `LLR_normalized`; fastchess's default).
+    Normalized,
+}
+
+impl SprtModel {
+    fn is_logistic(&self) -> bool {
+        *self == SprtModel::Logistic
+    }
+}
+
+/// `--sprt elo0=E0 elo1=E1 alpha=A beta=B [model=logistic|normalized]`.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct SprtConfig {
     /// The Elo difference of H0.
@@ -35,19 +52,36 @@ pub struct SprtConfig {
     pub alpha: f64,
     /// The chance of accepting H0 when H1 holds.
     pub beta: f64,
+    /// What elo0 and elo1 are.
+    #[serde(default, skip_serializing_if = "SprtModel::is_logistic")]
+    pub model: SprtModel,
 }
 
 impl SprtConfig {
-    /// Reads `elo0=E0 elo1=E1 alpha=A beta=B` (alpha and beta default to 0.05).
+    /// Reads `elo0=E0 elo1=E1 alpha=A beta=B [model=logistic|normalized]` (alpha and
+    /// beta default to 0.05, the model to logistic).
     ///
     /// # Errors
     ///
     /// A sentence naming the word that is wrong or missing.
     pub fn parse(words: &[String]) -> Result<SprtConfig, String> {
         let (mut elo0, mut elo1, mut alpha, mut beta) = (None, None, 0.05, 0.05);
+        let mut model = SprtModel::Logistic;
         for w in words {
-            let bad = || format!("--sprt {w}: expected elo0=E0, elo1=E1, alpha=A, beta=B");
+            let bad = || {
+                format!(
+                    "--sprt {w}: expected elo0=E0, elo1=E1, alpha=A, beta=B, model=logistic|normalized"
+                )
+            };
             let (k, v) = w.split_once('=').ok_or_else(bad)?;
+            if k == "model" {
+                model = match v {
+                    "logistic" => SprtModel::Logistic,
+                    "normalized" => SprtModel::Normalized,
+                    _ => return Err(bad()),
+                };
+                continue;
+            }
             let v: f64 = v.parse().map_err(|_| bad())?;
             match k {
                 "elo0" => elo0 = Some(v),
@@ -75,6 +109,7 @@ impl SprtConfig {
             elo1,
             alpha,
             beta,
+            model,
         })
     }
 
@@ -128,6 +163,80 @@ fn llr(pentanomial: [u32; 5], elo0: f64, elo1: f64) -> f64 {
     n * (0..5)
         .map(|i| observed[i] * (p1[i] / p0[i]).ln())
         .sum::<f64>()
+}
+
+/// The generalised log-likelihood ratio of `pentanomial` for the normalized Elo `nelo1`
+/// against `nelo0` (fishtest's `LLR_normalized`, as fastchess computes it): each
+/// hypothesis' most likely distribution with the t-value `√2 · nElo / (800 / ln 10)`
+/// (Van den Bergh, "Comments on normalized Elo", section 4.1), found by iterating from
+/// the uniform distribution.
+fn llr_normalized(pentanomial: [u32; 5], nelo0: f64, nelo1: f64) -> f64 {
+    if pentanomial.iter().all(|&c| c == 0) {
+        return 0.0;
+    }
+    let counts = pentanomial.map(|c| if c == 0 { EMPTY_BIN } else { f64::from(c) });
+    let n: f64 = counts.iter().sum();
+    let observed = counts.map(|c| c / n);
+    let t = |nelo: f64| std::f64::consts::SQRT_2 * nelo / (800.0 / std::f64::consts::LN_10);
+    let p0 = most_likely_with_t(&observed, t(nelo0));
+    let p1 = most_likely_with_t(&observed, t(nelo1));
+    n * (0..5)
+        .map(|i| observed[i] * (p1[i].ln() - p0[i].ln()))
+        .sum::<f64>()
+}
+
+/// The distribution over the pair scores nearest `observed` whose t-value
+/// `(μ - ½) / σ` is `t`: ten rounds at most of `pᵢ = observedᵢ / (1 + θ φᵢ)`, with
+/// `φᵢ = aᵢ - ½ - t σ (1 + ((aᵢ - μ) / σ)²) / 2` from the last round's `μ` and `σ`, and
+/// `θ` the root of `Σ observedᵢ φᵢ / (1 + θ φᵢ) = 0` between `-1 / max φ` and
+/// `-1 / min φ`, until no `pᵢ` moves by 10⁻⁴.
+fn most_likely_with_t(observed: &[f64; 5], t: f64) -> [f64; 5] {
+    let a: [f64; 5] = std::array::from_fn(|i| i as f64 / 4.0);
+    let mut p = [0.2; 5];
+    for _ in 0..10 {
+        let mu: f64 = (0..5).map(|i| a[i] * p[i]).sum();
+        let var: f64 = (0..5).map(|i| p[i] * (a[i] - mu).powi(2)).sum();
+        let sigma = var.sqrt();
+        let phi: [f64; 5] = std::array::from_fn(|i| {
+            a[i] - 0.5 - 0.5 * t * sigma * (1.0 + ((a[i] - mu) / sigma).powi(2))
+        });
+        let (u, v) = phi
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        if !(u < 0.0 && v > 0.0) {
+            break;
+        }
+        let f = |x: f64| -> f64 {
+            (0..5)
+                .map(|i| observed[i] * phi[i] / (1.0 + x * phi[i]))
+                .sum()
+        };
+        let (mut low, mut high) = (-1.0 / v, -1.0 / u);
+        for _ in 0..200 {
+            let mid = 0.5 * (low + high);
+            if mid <= low || mid >= high {
+                break;
+            }
+            if f(mid) > 0.0 {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        let theta = 0.5 * (low + high);
+        let mut moved: f64 = 0.0;
+        for i in 0..5 {
+            let next = observed[i] / (1.0 + theta * phi[i]);
+            moved = moved.max((next - p[i]).abs());
+            p[i] = next;
+        }
+        if moved < 1e-4 {
+            break;
+        }
+    }
+    p
 }
 
 /// The distribution over the pair scores `0, ¼, ½, ¾, 1` with mean `s` (0 < s < 1) that
@@ -186,7 +295,12 @@ impl Sprt {
 
     /// The log-likelihood ratio (0 before the first pair), as the module says.
     pub fn llr(&self) -> f64 {
-        llr(self.pentanomial, self.config.elo0, self.config.elo1)
+        match self.config.model {
+            SprtModel::Logistic => llr(self.pentanomial, self.config.elo0, self.config.elo1),
+            SprtModel::Normalized => {
+                llr_normalized(self.pentanomial, self.config.elo0, self.config.elo1)
+            }
+        }
     }
 
     /// Whether a bound is reached.
@@ -222,7 +336,12 @@ impl Sprt {
             SprtDecision::AcceptH0 => "; H0 accepted".into(),
         };
         format!(
-            "SPRT [{}, {}]: LLR {:.2} ({:.2}, {:.2}), pairs [{} {} {} {} {}]{verdict}",
+            "SPRT{} [{}, {}]: LLR {:.2} ({:.2}, {:.2}), pairs [{} {} {} {} {}]{verdict}",
+            if self.config.model == SprtModel::Normalized {
+                " nElo"
+            } else {
+                ""
+            },
             self.config.elo0,
             self.config.elo1,
             self.llr(),
@@ -263,7 +382,42 @@ mod tests {
             elo1,
             alpha: 0.05,
             beta: 0.05,
+            model: SprtModel::Logistic,
         })
+    }
+
+    #[test]
+    fn the_normalized_llr_is_fastchesss() {
+        // fastchess at fishtest's pin (58072f23), -sprt elo0=30 elo1=80 (and 0 5), its
+        // default normalized model, after these pairs printed these LLRs.
+        for (elo0, elo1, penta, want) in [
+            (30.0, 80.0, [0, 0, 1, 0, 0], -0.08),
+            (30.0, 80.0, [0, 0, 2, 0, 0], -0.17),
+            (30.0, 80.0, [0, 1, 2, 0, 0], -0.39),
+            (30.0, 80.0, [1, 1, 4, 0, 0], -0.86),
+            (30.0, 80.0, [2, 3, 4, 1, 0], -1.49),
+            (0.0, 5.0, [0, 1, 2, 0, 0], -0.03),
+            (0.0, 5.0, [0, 1, 2, 2, 0], 0.03),
+            (0.0, 5.0, [0, 3, 5, 2, 0], -0.03),
+        ] {
+            let mut test = Sprt::new(SprtConfig {
+                elo0,
+                elo1,
+                alpha: 0.05,
+                beta: 0.05,
+                model: SprtModel::Normalized,
+            });
+            for (half, &count) in penta.iter().enumerate() {
+                for _ in 0..count {
+                    test.record_pair(half as u32);
+                }
+            }
+            assert_eq!(
+                format!("{:.2}", test.llr()),
+                format!("{want:.2}"),
+                "{penta:?}"
+            );
+        }
     }
 
     #[test]

@@ -249,8 +249,8 @@ pub(super) struct FastchessLines {
     pub(super) crashed: bool,
     /// The SPRT reached a bound.
     pub(super) sprt_done: bool,
-    /// The last results block printed after game this many.
-    printed_at: usize,
+    /// A results block due once the SPRT has counted the pair: its engines.
+    due: Option<(usize, usize)>,
 }
 
 impl FastchessLines {
@@ -282,14 +282,15 @@ impl FastchessLines {
             crashes: vec![0; n],
             crashed: false,
             sprt_done: false,
-            printed_at: 0,
+            due: None,
         }
     }
 
     /// Prints what `p` says.
     pub(super) fn show(&mut self, p: Progress<'_>) {
         match p {
-            Progress::Started(g) => {
+            // A game taken up as the SPRT decided is stopped at once, unprinted.
+            Progress::Started(g) if !self.sprt_done => {
                 println!(
                     "Started game {} of {} ({} vs {})",
                     g.number, self.total, self.names[g.white], self.names[g.black]
@@ -330,7 +331,8 @@ impl FastchessLines {
     }
 
     fn finished(&mut self, g: &GameSpec, report: &GameReport) {
-        if report.termination == Termination::Unterminated {
+        // Once the SPRT has decided, the games still under way are interrupted.
+        if report.termination == Termination::Unterminated || self.sprt_done {
             return;
         }
         self.crc_line();
@@ -392,8 +394,12 @@ impl FastchessLines {
                     .is_multiple_of(self.output.rating_interval as usize)
         };
         if print || self.finished == self.total {
-            self.results(first, second, None);
-            self.printed_at = self.finished;
+            if self.output.sprt {
+                // With the SPRT's line, once it has counted the pair.
+                self.due = Some((first, second));
+            } else {
+                self.results(first, second, None);
+            }
         }
     }
 
@@ -462,10 +468,17 @@ impl FastchessLines {
         print!("{text}");
     }
 
-    /// The SPRT after a pair: at a bound, the block with its line, and the match ends.
+    /// The SPRT after a pair: the block that was due, with the SPRT's line; at a bound,
+    /// the block again and the verdict, and the match ends.
     fn sprt(&mut self, sprt: &Sprt) {
+        if self.sprt_done {
+            return;
+        }
+        if let Some((first, second)) = self.due.take() {
+            self.results(first, second, Some(sprt));
+        }
         let decision = sprt.decision();
-        if decision == SprtDecision::Continue && self.finished < self.total {
+        if decision == SprtDecision::Continue {
             return;
         }
         self.results(0, 1, Some(sprt));

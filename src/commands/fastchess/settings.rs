@@ -105,21 +105,17 @@ fn refused(args: &FastchessArgs) -> Result<()> {
     }
     if let Some(words) = &args.sprt
         && let Some(model) = words.iter().find_map(|w| w.strip_prefix("model="))
-        && model != "logistic"
+        && !["normalized", "logistic"].contains(&model)
     {
         return not_yet(
             &format!("-sprt model={model}"),
-            "an SPRT other than the logistic (model=logistic)",
+            "an SPRT other than the normalized and the logistic",
         );
     }
-    if args
-        .sprt
-        .as_ref()
-        .is_some_and(|w| !w.iter().any(|w| w.starts_with("model=")))
-    {
+    if args.sprt.is_some() && !args.report_penta {
         return not_yet(
             "-sprt",
-            "fastchess's default normalized SPRT (give model=logistic for argus's pentanomial GSPRT)",
+            "an SPRT of single games (argus's counts game pairs: -games 2 -report penta=true)",
         );
     }
     Ok(())
@@ -138,6 +134,8 @@ pub(super) struct Output {
     /// `-recover`: a game an engine loses by crashing or stalling does not stop the
     /// match.
     pub(super) recover: bool,
+    /// `-sprt`: each results block has the SPRT's line.
+    pub(super) sprt: bool,
     /// What the results' heading says in brackets: the time control, the threads, the
     /// hash and the book (`2+0.02, 1t, 16MB - 8MB, book.epd`).
     pub(super) heading: String,
@@ -237,11 +235,11 @@ pub(super) fn resolve(args: &FastchessArgs, out: &Path) -> Result<(ServeConfig, 
     };
     let sprt = match &args.sprt {
         Some(words) => {
-            let words: Vec<String> = words
-                .iter()
-                .filter(|w| !w.starts_with("model="))
-                .cloned()
-                .collect();
+            // fastchess's default model is the normalized.
+            let mut words = words.clone();
+            if !words.iter().any(|w| w.starts_with("model=")) {
+                words.push("model=normalized".into());
+            }
             Some(SprtConfig::parse(&words).map_err(|e| anyhow::anyhow!("-sprt: {e}"))?)
         }
         None => None,
@@ -264,6 +262,7 @@ pub(super) fn resolve(args: &FastchessArgs, out: &Path) -> Result<(ServeConfig, 
             .map(|p| p.file.display().to_string())
             .unwrap_or_default(),
         recover: args.recover,
+        sprt: args.sprt.is_some(),
         heading: heading(args),
     };
     let cfg = ServeConfig {
