@@ -57,17 +57,18 @@ pub enum Command {
     /// Run a tournament of engines that argus starts itself, many games at once.
     #[command(after_help = SERVE_EXIT_STATUS)]
     Serve(Box<ServeArgs>),
+    /// Run a match from fastchess's command line (fishtest's, OpenBench's workers' own)
+    ///
+    /// argus started under the name `fastchess` or `fastchess-ob` does the same: see
+    /// docs/fastchess.md.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Fastchess(fastchess::FastchessWords),
     /// Play through a serial port as a client of a referee.
     Client(ClientArgs),
     /// Follow a running referee (its --standby-listen) and take over when it dies.
     Observe(ObserveArgs),
     /// Play a short demo match between two built-in clients over pty pairs.
     Demo(DemoArgs),
-    /// Run a match from fastchess's command line, as fishtest's and OpenBench's workers
-    /// give it (argus started as `fastchess` or `fastchess-ob` does too): see
-    /// docs/fastchess.md.
-    #[command(disable_help_flag = true, disable_version_flag = true)]
-    Fastchess(fastchess::FastchessWords),
     /// Replay a journal through the referee and check it reproduces the session.
     Replay(ReplayArgs),
     /// Relay two ports at the byte timing of a real line (a line simulator).

@@ -109,14 +109,13 @@ pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let interrupted = summary.stopped && !crashed && !lines.sprt_done;
-    if interrupted {
-        println!(
-            "Tournament was interrupted. To resume the tournament, run: argus serve --resume {}",
-            dir.display()
-        );
-    }
-    lines.end();
+    // Ctrl-C, or a crash without -recover: fastchess's abnormal termination.
+    let interrupted = summary.stopped && !lines.sprt_done;
+    let resume = format!(
+        "Tournament was interrupted. To resume the tournament, run: argus serve --resume {}",
+        dir.display()
+    );
+    lines.end(interrupted.then_some(resume.as_str()));
     // Engines told to quit have a moment to do so before the folder goes.
     std::thread::sleep(Duration::from_millis(10));
     if !lines.sprt_done && (summary.stopped || summary.played < summary.scheduled) {

@@ -494,9 +494,10 @@ impl FastchessLines {
         self.sprt_done = true;
     }
 
-    /// The last lines: the players that lost on time or crashed, `Finished match` and
-    /// the time it took.
-    pub(super) fn end(&self) {
+    /// The last lines: the players that lost on time or crashed, `interrupted` (what to
+    /// do about a match that stopped before its end), `Finished match` and the time it
+    /// took.
+    pub(super) fn end(&self, interrupted: Option<&str>) {
         let failed: Vec<usize> = (0..self.names.len())
             .filter(|&i| self.timeouts[i] + self.crashes[i] > 0)
             .collect();
@@ -508,6 +509,9 @@ impl FastchessLines {
                 println!("  Crashed: {}", self.crashes[*i]);
             }
             println!();
+        }
+        if let Some(line) = interrupted {
+            println!("{line}");
         }
         println!("Finished match");
         let secs = self.started.elapsed().as_secs();
