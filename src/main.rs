@@ -118,10 +118,10 @@ fn main() -> ExitCode {
         .map(|s| s.to_string_lossy().into_owned());
     if started_as
         .as_deref()
-        .is_some_and(|name| commands::fastchess::NAMES.contains(&name))
+        .is_some_and(|name| commands::dialect::NAMES.contains(&name))
     {
         let words: Vec<String> = argv.map(|a| a.to_string_lossy().into_owned()).collect();
-        return report(commands::fastchess::fastchess_cmd(&words));
+        return report(commands::dialect::fastchess_cmd(&words));
     }
     // Parsed in two steps to keep the matches: `--resume` needs to know which options
     // were typed, not defaulted.
@@ -149,7 +149,7 @@ fn main() -> ExitCode {
         Command::Wire(args) => commands::field::wire_cmd(args),
         Command::CableTest(args) => commands::field::cable_test_cmd(args),
         Command::Ports => commands::field::ports_cmd(),
-        Command::Fastchess(args) => commands::fastchess::fastchess_cmd(&args.words),
+        Command::Fastchess(args) => commands::dialect::fastchess_cmd(&args.words),
     };
     report(result)
 }

@@ -8,8 +8,8 @@
 
 mod client;
 mod demo;
+pub mod dialect;
 mod epd;
-pub mod fastchess;
 mod field;
 mod observe;
 mod replay;
@@ -62,7 +62,7 @@ pub enum Command {
     /// argus started under the name `fastchess` or `fastchess-ob` does the same: see
     /// docs/fastchess.md.
     #[command(disable_help_flag = true, disable_version_flag = true)]
-    Fastchess(fastchess::FastchessWords),
+    Fastchess(dialect::fastchess::FastchessWords),
     /// Play through a serial port as a client of a referee.
     Client(ClientArgs),
     /// Follow a running referee (its --standby-listen) and take over when it dies.

@@ -5,9 +5,9 @@
 
 pub(crate) mod client;
 pub(crate) mod demo;
+pub(crate) mod dialect;
 pub(crate) mod engines;
 pub(crate) mod epd;
-pub(crate) mod fastchess;
 pub(crate) mod field;
 pub(crate) mod interrupt;
 pub(crate) mod observe;

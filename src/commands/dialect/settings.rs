@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use argus::cli::fastchess::{EngineWords, FastchessArgs, OutputFormat, Tournament, tc_limits};
+use argus::cli::dialect::{EngineWords, MatchArgs, OutputFormat, Tournament, tc_limits};
 use argus::client::Limit;
 use argus::client::uci::pv_check::PvCheck;
 use argus::core::clock::TimeControl;
@@ -25,7 +25,7 @@ fn refuse(option: &str, why: &str) -> anyhow::Error {
 }
 
 /// The options argus refuses, whatever their values, and why.
-fn refused(args: &FastchessArgs) -> Result<()> {
+fn refused(args: &MatchArgs) -> Result<()> {
     let not_yet = |option: &str, what: &str| {
         Err(refuse(
             option,
@@ -142,7 +142,7 @@ pub(super) struct Output {
 }
 
 /// The event a fastchess command line describes, played in `out`, and what it prints.
-pub(super) fn resolve(args: &FastchessArgs, out: &Path) -> Result<(ServeConfig, Output)> {
+pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Output)> {
     refused(args)?;
     let hardware = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as i64;
     let concurrency = if args.concurrency <= 0 {
@@ -314,7 +314,7 @@ fn both(first: String, second: String) -> String {
 /// What fastchess's results heading says in brackets, of the first two engines: their
 /// time controls (`2+0.02`, `0.5/move`, `10 plies`, `1000 nodes`), `Threads` (`1t`) and
 /// `Hash` (`16MB`) as given (`NULL` when not), and the book's file name.
-fn heading(args: &FastchessArgs) -> String {
+fn heading(args: &MatchArgs) -> String {
     let [a, b] = [&args.engines[0], &args.engines[1]];
     let time = |e: &EngineWords| -> String {
         let tc = e.tc.as_deref().and_then(|t| tc_limits(t).ok());

@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use argus::cli::fastchess::{FASTCHESS_VERSION, FastchessRun, parse};
+use argus::cli::dialect::Run;
+use argus::cli::dialect::fastchess::{FASTCHESS_VERSION, parse};
 use argus::client::engine_process;
 use argus::server::{self, Requests};
 
@@ -45,15 +46,15 @@ goes on with it).";
 /// Runs fastchess's command line `words` (without the program's name).
 pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
     let args = match parse(words) {
-        Ok(FastchessRun::Version) => {
+        Ok(Run::Version) => {
             println!("{FASTCHESS_VERSION}");
             return Ok(ExitCode::SUCCESS);
         }
-        Ok(FastchessRun::Help) => {
+        Ok(Run::Help) => {
             println!("{HELP}");
             return Ok(ExitCode::SUCCESS);
         }
-        Ok(FastchessRun::Match(args)) => args,
+        Ok(Run::Match(args)) => args,
         Err(e) => {
             // fastchess prints its errors on standard output and exits with 1.
             println!("{e}");
