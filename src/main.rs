@@ -109,19 +109,20 @@ fn main() -> ExitCode {
     if log::set_boxed_logger(Box::new(EngineChecksToStdout(logger))).is_ok() {
         log::set_max_level(max);
     }
-    // Started as fastchess (a symlink or a copy under its name): fastchess's command line.
+    // Started as fastchess or cutechess-cli (a symlink or a copy under its name): that
+    // program's command line.
     let mut argv = std::env::args_os();
     let started_as = argv
         .next()
         .as_deref()
         .and_then(|a| std::path::Path::new(a).file_stem())
         .map(|s| s.to_string_lossy().into_owned());
-    if started_as
+    if let Some(dialect) = started_as
         .as_deref()
-        .is_some_and(|name| commands::dialect::NAMES.contains(&name))
+        .and_then(commands::dialect::dialect_of)
     {
         let words: Vec<String> = argv.map(|a| a.to_string_lossy().into_owned()).collect();
-        return report(commands::dialect::fastchess_cmd(&words));
+        return report(commands::dialect::dialect_cmd(dialect, &words));
     }
     // Parsed in two steps to keep the matches: `--resume` needs to know which options
     // were typed, not defaulted.
@@ -149,7 +150,12 @@ fn main() -> ExitCode {
         Command::Wire(args) => commands::field::wire_cmd(args),
         Command::CableTest(args) => commands::field::cable_test_cmd(args),
         Command::Ports => commands::field::ports_cmd(),
-        Command::Fastchess(args) => commands::dialect::fastchess_cmd(&args.words),
+        Command::Fastchess(args) => {
+            commands::dialect::dialect_cmd(argus::cli::dialect::Dialect::Fastchess, &args.words)
+        }
+        Command::CutechessCli(args) => {
+            commands::dialect::dialect_cmd(argus::cli::dialect::Dialect::Cutechess, &args.words)
+        }
     };
     report(result)
 }

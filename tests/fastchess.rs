@@ -435,3 +435,125 @@ fn an_sprt_stops_the_match_at_its_bound_with_fastchesss_lines() {
         "{stdout}"
     );
 }
+
+/// Runs argus under the name `cutechess-cli` with `line`, in the worker's folder.
+fn cutechess(worker: &Worker, line: &str) -> Output {
+    let exe = worker.path().join("cutechess-cli");
+    if !exe.exists() {
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_argus"), &exe).unwrap();
+    }
+    Command::new(exe)
+        .args(shell_words(line))
+        .current_dir(worker.path())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn what_cutechess_cli_refuses_and_argus_cannot_do_are_refused_in_one_line() {
+    let worker = Worker::new();
+    let engines = "-engine cmd=engines/stockfish proto=uci -engine cmd=engines/stockfish name=B proto=uci -each tc=1+0.01";
+    for (extra, says) in [
+        ("-foo 3", "Warning: Unknown option: \"-foo\""),
+        ("-games", "Warning: Option \"-games\" needs 1 argument(s)"),
+        (
+            "-engine cmd=engines/stockfish proto=uci trust",
+            "Warning: trust: argus judges every game by the rules",
+        ),
+        (
+            "-sprt elo0=0 elo1=5 alpha=0.05 beta=0.05",
+            "Warning: -sprt: cutechess-cli's SPRT counts single games",
+        ),
+        (
+            "-variant atomic",
+            "Warning: -variant atomic: argus plays standard chess",
+        ),
+        ("-tournament pyramid", "Warning: -tournament pyramid:"),
+    ] {
+        let run = cutechess(&worker, &format!("{engines} {extra}"));
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{extra}: {err}");
+        assert_eq!(err.lines().count(), 1, "{extra}: {err}");
+        assert!(err.starts_with(says), "{extra}: {err}");
+        assert!(text(&run.stdout).is_empty(), "{extra}");
+    }
+    // An engine without a protocol, as cutechess-cli refuses it.
+    let run = cutechess(&worker, "-engine cmd=a tc=1 -engine cmd=b proto=uci tc=1");
+    assert_eq!(text(&run.stderr), "Warning: Missing chess protocol\n");
+}
+
+#[test]
+#[ignore = "needs stockfish"]
+fn a_cutechess_cli_command_line_runs_and_prints_cutechess_clis_lines() {
+    let worker = Worker::new();
+    let run = cutechess(
+        &worker,
+        "-engine cmd=engines/stockfish proto=uci -engine cmd=engines/stockfish name=SF2 proto=uci -each tc=1+0.01 option.Hash=16 -games 2 -rounds 3 -repeat -concurrency 2 -openings file=book.epd format=epd order=random -pgnout cc.pgn -ratinginterval 4 -recover -srand 1 -resign movecount=3 score=600 -draw movenumber=34 movecount=8 score=20",
+    );
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    // A score line after every game, the first engine's (named by its program) wins,
+    // losses and draws, its score and the games so far.
+    let scores: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("Score of stockfish vs SF2: "))
+        .collect();
+    assert_eq!(scores.len(), 6, "{stdout}");
+    for (n, line) in scores.iter().enumerate() {
+        let (counts, games) = line["Score of stockfish vs SF2: ".len()..]
+            .split_once("  [")
+            .unwrap();
+        let wld: Vec<u32> = counts.split(" - ").map(|x| x.parse().unwrap()).collect();
+        assert_eq!(wld.iter().sum::<u32>() as usize, n + 1, "{line}");
+        assert!(games.ends_with(&format!("] {}", n + 1)), "{line}");
+    }
+    // The ratings after game 4 and at the end, then Finished match.
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("Elo difference: "))
+            .count(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("...      White vs Black: "))
+            .count(),
+        2
+    );
+    assert_eq!(*lines.last().unwrap(), "Finished match", "{stdout}");
+    let pgn = std::fs::read_to_string(worker.path().join("cc.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Result ").count(), 6);
+}
+
+#[test]
+#[ignore = "needs stockfish"]
+fn fastchess_with_cutechess_output_prints_its_score_and_elo_lines() {
+    let worker = Worker::new();
+    let run = worker.run("-engine cmd=stockfish dir=engines name=A -engine cmd=stockfish dir=engines name=B -each tc=1+0.01 proto=uci option.Hash=16 -rounds 2 -repeat -concurrency 2 -output format=cutechess -ratinginterval 2 -openings file=book.epd format=epd order=random -draw movenumber=20 movecount=4 score=20 -resign movecount=3 score=600");
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("Score of A vs B: "))
+            .count(),
+        4,
+        "{stdout}"
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("Elo difference: "))
+            .count(),
+        2,
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Results of"), "{stdout}");
+    let end = lines.iter().position(|l| *l == "Finished match").unwrap();
+    assert!(lines[end + 1].starts_with("Total Time: "), "{stdout}");
+}

@@ -63,6 +63,16 @@ pub enum Command {
     /// docs/fastchess.md.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Fastchess(dialect::fastchess::FastchessWords),
+    /// Run a match from cutechess-cli's command line
+    ///
+    /// argus started under the name `cutechess-cli` does the same: see
+    /// docs/fastchess.md.
+    #[command(
+        name = "cutechess-cli",
+        disable_help_flag = true,
+        disable_version_flag = true
+    )]
+    CutechessCli(dialect::cutechess::CutechessWords),
     /// Play through a serial port as a client of a referee.
     Client(ClientArgs),
     /// Follow a running referee (its --standby-listen) and take over when it dies.

@@ -73,6 +73,8 @@ pub struct UciEngine {
     command: String,
     /// The folder it works in (`dir=`), when not argus's.
     dir: Option<std::path::PathBuf>,
+    /// Lines sent as it starts, before `uci` (cutechess-cli's `initstr=`).
+    init: Vec<String>,
     options: Vec<(String, String)>,
     limit: Option<Limit>,
     timeouts: UciTimeouts,
@@ -137,11 +139,12 @@ impl UciEngine {
         limit: Option<Limit>,
         timeouts: UciTimeouts,
     ) -> Result<UciEngine, EngineError> {
-        UciEngine::start_in(command, None, options, limit, timeouts)
+        UciEngine::start_in(command, None, &[], options, limit, timeouts)
     }
 
     /// As [`UciEngine::start_with`], the engine working in `dir` when given (as
-    /// [`EngineProcess::spawn_in`] starts it).
+    /// [`EngineProcess::spawn_in`] starts it), and sent the lines of `init` as it starts,
+    /// before `uci`.
     ///
     /// # Errors
     ///
@@ -149,6 +152,7 @@ impl UciEngine {
     pub fn start_in(
         command: &str,
         dir: Option<&std::path::Path>,
+        init: &[String],
         options: &[(String, String)],
         limit: Option<Limit>,
         timeouts: UciTimeouts,
@@ -156,6 +160,7 @@ impl UciEngine {
         let mut engine = UciEngine {
             command: command.to_string(),
             dir: dir.map(std::path::Path::to_path_buf),
+            init: init.to_vec(),
             options: options.to_vec(),
             limit,
             timeouts,
@@ -180,6 +185,11 @@ impl UciEngine {
     /// Spawns the engine and shakes hands with it.
     fn launch(&mut self) -> Result<(), EngineError> {
         let mut process = EngineProcess::spawn_in(&self.command, self.dir.as_deref())?;
+        for text in &self.init {
+            for line in text.lines() {
+                process.send(line)?;
+            }
+        }
         if let Some(stop) = &self.stop {
             process.watch(stop);
         }

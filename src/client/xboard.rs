@@ -218,6 +218,8 @@ pub struct XboardEngine {
     command: String,
     /// The folder it works in (`dir=`), when not argus's.
     dir: Option<std::path::PathBuf>,
+    /// Lines sent as it starts, before `xboard` (cutechess-cli's `initstr=`).
+    init: Vec<String>,
     options: Vec<(String, String)>,
     limit: Option<Limit>,
     timing: Timing,
@@ -315,11 +317,12 @@ impl XboardEngine {
         limit: Option<Limit>,
         timing: Timing,
     ) -> Result<XboardEngine, EngineError> {
-        XboardEngine::launch(command, None, options, limit, timing, None)
+        XboardEngine::launch(command, None, &[], options, limit, timing, None)
     }
 
     /// As [`XboardEngine::start_with`], the engine working in `dir` when given (as
-    /// [`EngineProcess::spawn_in`] starts it).
+    /// [`EngineProcess::spawn_in`] starts it), and sent the lines of `init` as it starts,
+    /// before `xboard`.
     ///
     /// # Errors
     ///
@@ -327,23 +330,30 @@ impl XboardEngine {
     pub fn start_in(
         command: &str,
         dir: Option<&std::path::Path>,
+        init: &[String],
         options: &[(String, String)],
         limit: Option<Limit>,
         timing: Timing,
     ) -> Result<XboardEngine, EngineError> {
-        XboardEngine::launch(command, dir, options, limit, timing, None)
+        XboardEngine::launch(command, dir, init, options, limit, timing, None)
     }
 
     /// Starts the engine, its waits ended by `stop`, and negotiates the protocol.
     fn launch(
         command: &str,
         dir: Option<&std::path::Path>,
+        init: &[String],
         options: &[(String, String)],
         limit: Option<Limit>,
         timing: Timing,
         stop: Option<Stop>,
     ) -> Result<XboardEngine, EngineError> {
         let mut process = EngineProcess::spawn_in(command, dir)?;
+        for text in init {
+            for line in text.lines() {
+                process.send(line)?;
+            }
+        }
         if let Some(stop) = &stop {
             process.watch(stop);
         }
@@ -351,6 +361,7 @@ impl XboardEngine {
             process,
             command: command.to_string(),
             dir: dir.map(std::path::Path::to_path_buf),
+            init: init.to_vec(),
             options: options.to_vec(),
             limit,
             timing,
@@ -849,6 +860,7 @@ impl Engine for XboardEngine {
         let fresh = XboardEngine::launch(
             &self.command,
             self.dir.as_deref(),
+            &self.init,
             &self.options,
             self.limit,
             self.timing,

@@ -54,6 +54,10 @@ pub struct EngineSpec {
     /// (`restart=on`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub restart_each_game: bool,
+    /// Lines sent to it as it starts, before its protocol's first (cutechess-cli's
+    /// `initstr=`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub init: Vec<String>,
     /// Its PVs checked as fastchess checks them (a UCI engine under `argus fastchess`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pv_check: Option<crate::client::uci::pv_check::PvCheck>,
@@ -73,6 +77,7 @@ impl EngineSpec {
             time_control: None,
             dir: None,
             restart_each_game: false,
+            init: Vec::new(),
             pv_check: None,
         }
     }
@@ -184,6 +189,7 @@ impl EngineSpec {
             time_control,
             dir: None,
             restart_each_game: false,
+            init: Vec::new(),
             pv_check: None,
         })
     }
@@ -206,6 +212,7 @@ impl EngineSpec {
                 let mut engine = UciEngine::start_in(
                     &self.command,
                     self.dir.as_deref(),
+                    &self.init,
                     &self.options,
                     self.limit,
                     crate::client::uci::UciTimeouts::default(),
@@ -218,6 +225,7 @@ impl EngineSpec {
             Proto::Xboard => Box::new(XboardEngine::start_in(
                 &self.command,
                 self.dir.as_deref(),
+                &self.init,
                 &self.options,
                 self.limit,
                 crate::client::xboard::Timing::default(),

@@ -5,6 +5,9 @@ use super::engines::EngineSpec;
 use super::registry::{RemotePlayer, Seat};
 
 /// A player of an event: an engine argus starts, or a player that connects over TCP.
+// An event holds one of these a player, in one list: an engine's settings inline cost
+// nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Entrant {

@@ -470,7 +470,7 @@ fn engine_word(engine: &mut EngineWords, key: &str, value: &str) -> Result<(), S
                 ));
             }
         },
-        "proto" if value == "uci" => {}
+        "proto" if value == "uci" => engine.proto = "uci".into(),
         "proto" => return Err("Unsupported protocol.".into()),
         _ => match key.strip_prefix("option.") {
             Some(option) => {

@@ -10,6 +10,7 @@
 //! next step, where the event is resolved, each with one line that names the option and
 //! says why.
 
+pub mod cutechess;
 pub mod fastchess;
 
 #[cfg(test)]
@@ -64,6 +65,10 @@ pub struct EngineWords {
     pub restart: bool,
     /// `option.NAME=VALUE`, in order (a later one for the same name replaces it).
     pub options: Vec<(String, String)>,
+    /// `proto=`: `uci` (fastchess's only) or `xboard`.
+    pub proto: String,
+    /// `initstr=`: lines sent to the engine as it starts, before its protocol's first.
+    pub init: Vec<String>,
 }
 
 /// `-openings`.
@@ -110,6 +115,8 @@ pub enum Tournament {
     RoundRobin,
     /// The first `-seeds` engines meet all the others.
     Gauntlet,
+    /// A knockout by seed (cutechess-cli's).
+    Knockout,
 }
 
 /// `-output format=`.
@@ -142,6 +149,8 @@ pub struct LogOut {
 /// A fastchess command line, read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchArgs {
+    /// Whose command line it is (and whose lines the match prints).
+    pub dialect: Dialect,
     /// The engines, in order.
     pub engines: Vec<EngineWords>,
     /// `-concurrency` (0 or less: the hardware threads less that many).
@@ -152,6 +161,9 @@ pub struct MatchArgs {
     pub rounds: u32,
     /// `-games` (`-repeat` sets it to 2).
     pub games: u32,
+    /// The games in a row of an encounter that play one opening: cutechess-cli's
+    /// `-repeat [N]`; fastchess's are all the round's `-games` (None).
+    pub repeat: Option<u32>,
     /// `-sprt`'s words.
     pub sprt: Option<Vec<String>>,
     /// `-tournament`.
@@ -234,10 +246,12 @@ impl Default for MatchArgs {
     fn default() -> MatchArgs {
         MatchArgs {
             engines: Vec::new(),
+            dialect: Dialect::Fastchess,
             concurrency: 1,
             force_concurrency: false,
             rounds: 2,
             games: 2,
+            repeat: None,
             sprt: None,
             tournament: Tournament::RoundRobin,
             seeds: 1,

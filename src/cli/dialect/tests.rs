@@ -138,3 +138,69 @@ fn version_and_help() {
     assert!(matches!(parse(&words("--version")).unwrap(), Run::Version));
     assert!(matches!(parse(&[]).unwrap(), Run::Help));
 }
+
+fn cutechess(line: &str) -> Result<MatchArgs, String> {
+    match super::cutechess::parse(&words(line))? {
+        Run::Match(args) => Ok(*args),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cutechess_cli_reads_its_own_line() {
+    let args = cutechess(
+        "-engine cmd=./a proto=xboard initstr=memory\\n1 arg=--fast -engine cmd=/x/b.exe proto=uci -each tc=40/1:30+1 timemargin=50 -games 4 -rounds 3 -repeat -concurrency 3 -openings file=b.epd format=epd order=random -pgnout out.pgn fi -tournament knockout",
+    )
+    .unwrap();
+    assert_eq!(args.dialect, Dialect::Cutechess);
+    assert_eq!((args.games, args.rounds, args.repeat), (4, 3, Some(2)));
+    assert_eq!(args.engines[0].proto, "xboard");
+    assert_eq!(args.engines[0].init, ["memory\n1"]);
+    assert_eq!(args.engines[0].args.as_deref(), Some("--fast"));
+    // Named by its program when not by name=.
+    assert_eq!(
+        (args.engines[0].name.as_str(), args.engines[1].name.as_str()),
+        ("a", "b")
+    );
+    assert_eq!(args.engines[1].tc.as_deref(), Some("40/1:30+1"));
+    assert_eq!(args.engines[1].timemargin, Some(50));
+    assert_eq!(args.tournament, Tournament::Knockout);
+    assert!(args.force_concurrency && !args.report_penta);
+    let openings = args.openings.unwrap();
+    assert!(openings.words.contains(&"format=epd".to_string()));
+    assert!(args.pgnout.is_some_and(|p| p.append && !p.min));
+}
+
+#[test]
+fn cutechess_cli_reads_a_book_as_pgn_unless_told_and_refuses_what_argus_cannot_do() {
+    let two = "-engine cmd=a proto=uci tc=1 -engine cmd=b proto=uci tc=1";
+    let args = cutechess(&format!("{two} -openings file=book.pgn")).unwrap();
+    assert!(
+        args.openings
+            .unwrap()
+            .words
+            .contains(&"format=pgn".to_string())
+    );
+    assert_eq!(
+        cutechess(&format!("{two} -rounds 2 -rounds 3")).unwrap_err(),
+        "Multiple instances of option \"-rounds\""
+    );
+    assert_eq!(
+        cutechess("-engine cmd=a proto=uci -engine cmd=b proto=uci tc=1").unwrap_err(),
+        "Invalid or missing time control"
+    );
+    for (extra, refused) in [
+        ("-each ponder", "ponder: "),
+        ("-each conf=SF", "conf=SF: "),
+        (
+            "-openings file=b.pgn policy=round",
+            "-openings policy=round: ",
+        ),
+        ("-pgnout x.pgn min -resultformat wide", "-resultformat: "),
+        ("-bookmode ram", "-bookmode: "),
+        ("-debug", "-debug: "),
+    ] {
+        let e = cutechess(&format!("{two} {extra}")).unwrap_err();
+        assert!(e.starts_with(refused), "{extra}: {e}");
+    }
+}

@@ -1,12 +1,15 @@
-//! `argus fastchess ARGS...`, and argus started as `fastchess` or `fastchess-ob`: a
-//! fastchess command line (`argus::cli::fastchess`) resolved into an `argus serve` event
-//! (`settings`) and run, printing what fastchess prints (`output`), so that fishtest's
-//! and OpenBench's workers run argus as they run fastchess (docs/fastchess.md).
+//! `argus fastchess ARGS...` and `argus cutechess-cli ARGS...`, and argus started as
+//! `fastchess`, `fastchess-ob` or `cutechess-cli`: the other program's command line
+//! (`argus::cli::dialect`) resolved into an `argus serve` event (`settings`) and run,
+//! printing what that program prints (`output`, `cutechess_lines`), so that fishtest's
+//! and OpenBench's workers, and scripts written for cutechess-cli, run argus as they run
+//! those programs (docs/fastchess.md).
 //!
 //! The event's folder (journals, `games.pgn`, `event.jsonl`) is made in the system's
 //! temporary folder: removed when the match ends, kept when it is stopped or fails, and
 //! named then, to go on with `argus serve --resume DIR`.
 
+mod cutechess_lines;
 mod output;
 mod settings;
 
@@ -16,8 +19,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use argus::cli::dialect::Run;
-use argus::cli::dialect::fastchess::{FASTCHESS_VERSION, parse};
+use argus::cli::dialect::cutechess::CUTECHESS_VERSION;
+use argus::cli::dialect::fastchess::FASTCHESS_VERSION;
+use argus::cli::dialect::{Dialect, Run, cutechess, fastchess};
 use argus::client::engine_process;
 use argus::server::{self, Requests};
 
@@ -26,10 +30,27 @@ use output::FastchessLines;
 /// What Ctrl-C asks of the match.
 static REQUESTS: Requests = Requests::new();
 
-/// The names argus answers to as fastchess, without `.exe`.
-pub(crate) const NAMES: [&str; 2] = ["fastchess", "fastchess-ob"];
+/// The program whose command line argus reads when started under `name` (without
+/// `.exe`).
+pub(crate) fn dialect_of(name: &str) -> Option<Dialect> {
+    match name {
+        "fastchess" | "fastchess-ob" => Some(Dialect::Fastchess),
+        "cutechess-cli" => Some(Dialect::Cutechess),
+        _ => None,
+    }
+}
 
-/// What `-help` prints.
+/// What cutechess-cli's `-help` prints.
+const CUTECHESS_HELP: &str = "\
+argus, reading cutechess-cli 1.5's command line (docs/fastchess.md lists what it takes
+and what it refuses, and why).
+
+  cutechess-cli -engine cmd=ENGINE proto=uci|xboard [name=NAME] [tc=TC|st=S] [option.X=V ...]
+                -engine ... [-each ...] [-games N] [-rounds N] [-repeat [N]]
+                [-concurrency N] [-openings file=BOOK format=epd|pgn order=random ...]
+                [-pgnout FILE] [-ratinginterval N] [-recover] ...";
+
+/// What fastchess's `-help` prints.
 const HELP: &str = "\
 argus, reading fastchess 1.8's command line (docs/fastchess.md lists what it takes and
 what it refuses, and why).
@@ -43,21 +64,46 @@ The match is an `argus serve` event: its journals are kept in the temporary fold
 while it runs, and named when it stops before its end (`argus serve --resume DIR`
 goes on with it).";
 
-/// Runs fastchess's command line `words` (without the program's name).
-pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
-    let args = match parse(words) {
+/// Prints an error of the command line or the match as `dialect`'s program prints
+/// it: fastchess on standard output, cutechess-cli as a warning on standard error.
+fn say_error(dialect: Dialect, text: &str) {
+    match dialect {
+        Dialect::Fastchess => println!("{text}"),
+        Dialect::Cutechess => eprintln!("Warning: {text}"),
+    }
+}
+
+/// Runs `dialect`'s command line `words` (without the program's name).
+pub(crate) fn dialect_cmd(dialect: Dialect, words: &[String]) -> Result<ExitCode> {
+    let read = match dialect {
+        Dialect::Fastchess => fastchess::parse(words),
+        Dialect::Cutechess => cutechess::parse(words),
+    };
+    let args = match read {
         Ok(Run::Version) => {
-            println!("{FASTCHESS_VERSION}");
+            println!(
+                "{}",
+                match dialect {
+                    Dialect::Fastchess => FASTCHESS_VERSION,
+                    Dialect::Cutechess => CUTECHESS_VERSION,
+                }
+            );
             return Ok(ExitCode::SUCCESS);
         }
         Ok(Run::Help) => {
-            println!("{HELP}");
+            println!(
+                "{}",
+                match dialect {
+                    Dialect::Fastchess => HELP,
+                    Dialect::Cutechess => CUTECHESS_HELP,
+                }
+            );
             return Ok(ExitCode::SUCCESS);
         }
         Ok(Run::Match(args)) => args,
         Err(e) => {
-            // fastchess prints its errors on standard output and exits with 1.
-            println!("{e}");
+            // Both print the error and exit with 1.
+            say_error(dialect, &e);
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -66,7 +112,7 @@ pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
         Ok(resolved) => resolved,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
-            println!("{e:#}");
+            say_error(dialect, &format!("{e:#}"));
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -80,7 +126,7 @@ pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
     .context("cannot install the interrupt handler")?;
     if let Err(e) = server::check_players(&cfg) {
         let _ = std::fs::remove_dir_all(&dir);
-        println!("{e}");
+        say_error(dialect, &e.to_string());
         return Ok(ExitCode::FAILURE);
     }
     let scheduled = server::scheduled_games(&cfg);
@@ -102,7 +148,7 @@ pub(crate) fn fastchess_cmd(words: &[String]) -> Result<ExitCode> {
     let summary = match summary {
         Ok(summary) => summary,
         Err(e) => {
-            println!("{e}");
+            say_error(dialect, &e.to_string());
             eprintln!(
                 "argus fastchess: the match's files are in {}",
                 dir.display()

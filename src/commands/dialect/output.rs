@@ -16,11 +16,12 @@ use argus::core::game::{GameResult, Termination};
 use argus::server::Progress;
 use argus::tournament::{GameSpec, Sprt, SprtDecision};
 
-use super::settings::Output;
+use super::cutechess_lines::{Colours, fastchess_elo_line, ranking, score_line, two_players};
+use super::settings::{Output, Style};
 
 /// A C++ stream's text for a number printed with two decimals, `nan` and `inf` as glibc
 /// writes them (a NaN from 0/0 carries the sign bit there: `-nan`).
-fn fixed2(x: f64) -> String {
+pub(super) fn fixed2(x: f64) -> String {
     if x.is_nan() {
         "-nan".to_string()
     } else if x.is_infinite() {
@@ -31,7 +32,7 @@ fn fixed2(x: f64) -> String {
 }
 
 /// The score of `p` as an Elo difference: `-400 log10(1/p - 1)`.
-fn elo_of(score: f64) -> f64 {
+pub(super) fn elo_of(score: f64) -> f64 {
     -400.0 * (1.0 / score - 1.0).log10()
 }
 
@@ -39,7 +40,7 @@ fn elo_of(score: f64) -> f64 {
 const Z95: f64 = 1.959_963_984_540_054;
 
 /// `erf`, to double precision (libm's, through the C library).
-fn erf(x: f64) -> f64 {
+pub(super) fn erf(x: f64) -> f64 {
     unsafe extern "C" {
         safe fn erf(x: f64) -> f64;
     }
@@ -105,7 +106,7 @@ impl Stats {
     }
 
     /// `Elo: x +/- y, nElo: x +/- y` and `LOS: p %`, by pairs or by games.
-    fn elo_lines(&self, penta: bool) -> (String, String) {
+    pub(super) fn elo_lines(&self, penta: bool) -> (String, String) {
         let (n, score, variance, nelo_scale) = if penta {
             let n = f64::from(self.pairs());
             let share = |c: u32| f64::from(c) / n;
@@ -251,6 +252,8 @@ pub(super) struct FastchessLines {
     pub(super) sprt_done: bool,
     /// A results block due once the SPRT has counted the pair: its engines.
     due: Option<(usize, usize)>,
+    /// Each player's games by colour (cutechess-cli's ratings).
+    colours: Vec<Colours>,
 }
 
 impl FastchessLines {
@@ -283,6 +286,7 @@ impl FastchessLines {
             crashed: false,
             sprt_done: false,
             due: None,
+            colours: vec![Colours::default(); n],
         }
     }
 
@@ -336,7 +340,14 @@ impl FastchessLines {
             return;
         }
         self.crc_line();
-        let reason = reason(report);
+        let mut reason = reason(report);
+        if self.output.style == Style::Cutechess
+            && let Some(at) = reason.find(" (")
+            && reason.ends_with("ms overrun)")
+        {
+            // cutechess-cli says how late in its PGN only.
+            reason.truncate(at);
+        }
         println!(
             "Finished game {} ({} vs {}): {} {{{reason}}}",
             g.number, self.names[g.white], self.names[g.black], report.result
@@ -371,6 +382,18 @@ impl FastchessLines {
         let Some(half) = half_points(g, report.result, first) else {
             return;
         };
+        if let Some(white) = half_points(g, report.result, g.white) {
+            let outcome = |half: u32| match half {
+                2 => 0,
+                0 => 1,
+                _ => 2,
+            };
+            self.colours[g.white].white[outcome(white)] += 1;
+            self.colours[g.black].black[outcome(2 - white)] += 1;
+        }
+        if self.output.style != Style::Fastchess {
+            return self.cutechess_lines(first, second, half);
+        }
         let pairing = self.pairings.entry((first, second)).or_default();
         let pair = g.number.div_ceil(2);
         let print = if self.output.penta {
@@ -400,6 +423,65 @@ impl FastchessLines {
             } else {
                 self.results(first, second, None);
             }
+        }
+    }
+
+    /// After a game of `first` against `second` in which `first` scored `half`: the score
+    /// line and the ratings, as cutechess-cli prints them (or fastchess's
+    /// `-output format=cutechess`).
+    fn cutechess_lines(&mut self, first: usize, second: usize, half: u32) {
+        let pairing = self.pairings.entry((first, second)).or_default();
+        pairing.stats.game(half);
+        let stats = pairing.stats.clone();
+        let all = self.finished == self.total;
+        let every = |interval: u32, n: usize| interval > 0 && n.is_multiple_of(interval as usize);
+        if self.output.style == Style::Cutechess {
+            if self.names.len() == 2 {
+                let [a, b] = [&self.colours[0], &self.colours[1]];
+                println!(
+                    "{}",
+                    score_line(
+                        &self.names[0],
+                        &self.names[1],
+                        a.white[0] + a.black[0],
+                        b.white[0] + b.black[0],
+                        a.white[2] + a.black[2]
+                    )
+                );
+            }
+            if every(self.output.rating_interval, self.finished) {
+                self.cutechess_ratings();
+            }
+            return;
+        }
+        if every(self.output.score_interval, self.finished) || all {
+            println!(
+                "{}",
+                score_line(
+                    &self.names[first],
+                    &self.names[second],
+                    stats.wins,
+                    stats.losses,
+                    stats.draws
+                )
+            );
+        }
+        if every(self.output.rating_interval, self.finished) || all {
+            if self.names.len() == 2 {
+                println!("{}", fastchess_elo_line(&stats));
+            } else {
+                println!("{}", ranking(&self.names, &self.colours));
+            }
+        }
+    }
+
+    /// cutechess-cli's ratings: a two-player match's from the first player's side,
+    /// else the ranking.
+    fn cutechess_ratings(&self) {
+        if self.names.len() == 2 {
+            println!("{}", two_players(&self.names[0], &self.colours[0]));
+        } else {
+            println!("{}", ranking(&self.names, &self.colours));
         }
     }
 
@@ -498,8 +580,23 @@ impl FastchessLines {
     /// do about a match that stopped before its end), `Finished match` and the time it
     /// took.
     pub(super) fn end(&self, interrupted: Option<&str>) {
+        if self.output.style == Style::Cutechess {
+            // The ratings once more, unless the last game printed them.
+            let ri = self.output.rating_interval as usize;
+            if ri == 0 || !self.finished.is_multiple_of(ri) {
+                self.cutechess_ratings();
+            }
+            if let Some(line) = interrupted {
+                eprintln!("Warning: {line}");
+            }
+            println!("Finished match");
+            let _ = std::io::stdout().flush();
+            return;
+        }
+        // fastchess names the players that failed with its own output only.
         let failed: Vec<usize> = (0..self.names.len())
             .filter(|&i| self.timeouts[i] + self.crashes[i] > 0)
+            .filter(|_| self.output.style == Style::Fastchess)
             .collect();
         if !failed.is_empty() {
             println!();

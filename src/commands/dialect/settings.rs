@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use argus::cli::dialect::{EngineWords, MatchArgs, OutputFormat, Tournament, tc_limits};
+use argus::cli::dialect::{Dialect, EngineWords, MatchArgs, OutputFormat, Tournament, tc_limits};
 use argus::client::Limit;
 use argus::client::uci::pv_check::PvCheck;
 use argus::core::clock::TimeControl;
@@ -80,8 +80,11 @@ fn refused(args: &MatchArgs) -> Result<()> {
     if args.ping_ms.is_some() {
         return not_yet("-ping-ms", "a limit on isready's answer");
     }
-    if args.output == OutputFormat::Cutechess {
-        return not_yet("-output format=cutechess", "cutechess-cli's output");
+    if args.sprt.is_some() && args.output == OutputFormat::Cutechess {
+        return not_yet(
+            "-sprt with -output format=cutechess",
+            "an SPRT of single games (argus's counts game pairs: fastchess's own output)",
+        );
     }
     if let Some(pgn) = &args.pgnout {
         if pgn.notation != "san" {
@@ -121,8 +124,23 @@ fn refused(args: &MatchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Whose lines the match prints.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Style {
+    /// fastchess's own.
+    Fastchess,
+    /// fastchess's `-output format=cutechess`.
+    FastchessCutechess,
+    /// cutechess-cli's.
+    Cutechess,
+}
+
 /// What the match prints, beside the event it plays.
 pub(super) struct Output {
+    /// Whose lines.
+    pub(super) style: Style,
+    /// `-scoreinterval` (fastchess's cutechess output).
+    pub(super) score_interval: u32,
     /// `-ratinginterval` (0: only at the end).
     pub(super) rating_interval: u32,
     /// `-report penta=`.
@@ -176,19 +194,22 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         .map(|(words, tc)| {
             engine(words, if shared { None } else { tc.clone() }).map(|mut spec| {
                 // fastchess checks every engine's PVs; mate PVs with -check-mate-pvs.
-                spec.pv_check = Some(PvCheck {
-                    name: spec.name.clone(),
-                    mates: args.check_mate_pvs,
-                    one_line: args.test_env,
-                });
+                if args.dialect == Dialect::Fastchess {
+                    spec.pv_check = Some(PvCheck {
+                        name: spec.name.clone(),
+                        mates: args.check_mate_pvs,
+                        one_line: args.test_env,
+                    });
+                }
                 Entrant::Engine(spec)
             })
         })
         .collect::<Result<Vec<Entrant>>>()?;
-    let repeat = args.games.max(1);
+    let repeat = args.repeat.unwrap_or(args.games).max(1);
     let format = match args.tournament {
         Tournament::RoundRobin => Format::RoundRobin,
         Tournament::Gauntlet => Format::Gauntlet,
+        Tournament::Knockout => Format::Knockout,
     };
     let (openings, openings_from, srand) = match &args.openings {
         Some(o) => {
@@ -203,9 +224,11 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
             )?
         }
         None => {
-            println!(
-                "Warning: No opening book specified! Consider using one, otherwise all games will be played from the starting position."
-            );
+            if args.dialect == Dialect::Fastchess {
+                println!(
+                    "Warning: No opening book specified! Consider using one, otherwise all games will be played from the starting position."
+                );
+            }
             (Vec::new(), None, args.srand)
         }
     };
@@ -253,6 +276,12 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         None => None,
     };
     let output = Output {
+        style: match (args.dialect, args.output) {
+            (Dialect::Cutechess, _) => Style::Cutechess,
+            (Dialect::Fastchess, OutputFormat::Fastchess) => Style::Fastchess,
+            (Dialect::Fastchess, OutputFormat::Cutechess) => Style::FastchessCutechess,
+        },
+        score_interval: args.scoreinterval,
         rating_interval: args.ratinginterval,
         penta: args.report_penta,
         crc32_of: pgnout.clone().filter(|_| args.crc32_pgn),
@@ -429,7 +458,13 @@ fn engine(words: &EngineWords, tc: Option<TimeControl>) -> Result<EngineSpec> {
         command.push(' ');
         command.push_str(args);
     }
-    let mut spec = EngineSpec::new(&words.name, &command, Proto::Uci);
+    let proto = if words.proto == "xboard" {
+        Proto::Xboard
+    } else {
+        Proto::Uci
+    };
+    let mut spec = EngineSpec::new(&words.name, &command, proto);
+    spec.init.clone_from(&words.init);
     spec.options.clone_from(&words.options);
     spec.limit = limits.first().copied();
     spec.time_margin = Duration::from_millis(words.timemargin.unwrap_or(0));
