@@ -304,7 +304,18 @@ fn fishtests_command_line_runs_unchanged_and_reads_as_fishtest_reads_it() {
             "{stdout}"
         );
     }
-    assert!(stdout.contains("Started game 1 of 8 (New-1a2b3c4d5e vs Base-0f9e8d7c6b)"));
+    // As fastchess plays them: the first engine White in the odd games.
+    for n in 1..=8 {
+        let (white, black) = if n % 2 == 1 {
+            ("New-1a2b3c4d5e", "Base-0f9e8d7c6b")
+        } else {
+            ("Base-0f9e8d7c6b", "New-1a2b3c4d5e")
+        };
+        assert!(
+            stdout.contains(&format!("Started game {n} of 8 ({white} vs {black})")),
+            "{stdout}"
+        );
+    }
     assert!(stdout.contains(
         "Results of New-1a2b3c4d5e vs Base-0f9e8d7c6b (2+0.02, 1t, 16MB - 8MB, book.epd):"
     ));

@@ -54,12 +54,14 @@ pub fn scheduled_games(cfg: &ServeConfig) -> usize {
 /// The games `cfg`'s schedule fixes before any result: every game of a round robin or
 /// a gauntlet; none of a Swiss or a knockout, which the results pair.
 pub(super) fn fixed_schedule(cfg: &ServeConfig) -> Vec<GameSpec> {
-    schedule(
+    let mut games = schedule(
         cfg.players.len(),
         cfg.format,
         cfg.rounds,
         cfg.games,
         cfg.openings.len(),
         cfg.repeat,
-    )
+    );
+    cfg.colours.apply(&mut games);
+    games
 }

@@ -13,7 +13,7 @@ use super::error::ServeError;
 use crate::core::clock::TimeControl;
 use crate::core::{DrawRule, IllegalRule};
 use crate::mediator::standby::Hub;
-use crate::tournament::{AdjudicationRules, Format, SprtConfig};
+use crate::tournament::{AdjudicationRules, Colours, Format, SprtConfig};
 use crate::watch::live::Live;
 
 /// An event: its players, its format and its games. `event.jsonl` holds it, so that
@@ -49,6 +49,10 @@ pub struct ServeConfig {
     /// was given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub srand: Option<u64>,
+    /// Who has White in each game of a round robin's or a gauntlet's pairings (argus's
+    /// alternation unless another program's command line asked otherwise).
+    #[serde(default, skip_serializing_if = "Colours::is_alternate")]
+    pub colours: Colours,
     /// The time control of every game.
     pub time_control: TimeControl,
     /// When repetition and fifty-move draws apply.

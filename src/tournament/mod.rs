@@ -105,6 +105,54 @@ fn opening_and_encounter(
     (opening, encounter)
 }
 
+/// Who has White in each game of a pairing.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Colours {
+    /// argus's: the colours alternate within a pairing and from one round to the next
+    /// ([`schedule`]).
+    #[default]
+    Alternate,
+    /// fastchess's and cutechess-cli's: the pairing's first player has White in the
+    /// odd-numbered games, Black in the even ones.
+    FirstWhiteInOdd,
+    /// The same reversed (`-reverse`).
+    FirstBlackInOdd,
+    /// The pairing's first player has White in every game (`-noswap`).
+    FirstWhite,
+    /// And Black in every game (`-noswap -reverse`).
+    FirstBlack,
+}
+
+impl Colours {
+    /// `games` (numbered from 1) with their colours given by `self`, the first player of
+    /// each pairing being the one listed first.
+    pub fn apply(self, games: &mut [GameSpec]) {
+        if self == Colours::Alternate {
+            return;
+        }
+        for g in games {
+            let (first, second) = (g.white.min(g.black), g.white.max(g.black));
+            let first_white = match self {
+                Colours::FirstWhiteInOdd => g.number % 2 == 1,
+                Colours::FirstBlackInOdd => g.number % 2 == 0,
+                Colours::FirstWhite => true,
+                Colours::FirstBlack | Colours::Alternate => false,
+            };
+            (g.white, g.black) = if first_white {
+                (first, second)
+            } else {
+                (second, first)
+            };
+        }
+    }
+
+    /// Whether it is argus's own (for `skip_serializing_if`).
+    pub fn is_alternate(&self) -> bool {
+        *self == Colours::Alternate
+    }
+}
+
 /// The games of an event, in the order they are started.
 ///
 /// Each round pairs the players as `format` says; each pairing plays `games` games with
@@ -224,6 +272,20 @@ fn circle_pairings(n: usize) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn other_programs_colours_follow_the_game_numbers() {
+        let mut games = schedule(2, Format::RoundRobin, 2, 2, 0, 2);
+        Colours::FirstWhiteInOdd.apply(&mut games);
+        let whites: Vec<usize> = games.iter().map(|g| g.white).collect();
+        assert_eq!(whites, [0, 1, 0, 1]);
+        Colours::FirstBlack.apply(&mut games);
+        assert!(games.iter().all(|g| g.white == 1 && g.black == 0));
+        // argus's own alternation moves the first White from round to round.
+        let own = schedule(2, Format::RoundRobin, 2, 2, 0, 2);
+        let whites: Vec<usize> = own.iter().map(|g| g.white).collect();
+        assert_eq!(whites, [0, 1, 1, 0]);
+    }
     use std::collections::BTreeMap;
 
     #[test]

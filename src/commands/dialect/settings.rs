@@ -13,7 +13,7 @@ use argus::core::clock::TimeControl;
 use argus::core::{DrawRule, IllegalRule};
 use argus::server::{EngineSpec, Entrant, Proto, ServeConfig};
 use argus::tournament::{
-    AdjudicationRules, DrawAdjudication, Format, ResignRule, SprtConfig, openings_used,
+    AdjudicationRules, Colours, DrawAdjudication, Format, ResignRule, SprtConfig, openings_used,
 };
 
 use crate::commands::serve::settings::{absolute, openings_of};
@@ -58,12 +58,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
     }
     if args.show_latency {
         return not_yet("-show-latency", "the latency report");
-    }
-    if args.noswap {
-        return not_yet("-noswap", "a schedule without colour swaps");
-    }
-    if args.reverse {
-        return not_yet("-reverse", "the reversed schedule");
     }
     if args.seeds != 1 {
         return not_yet("-seeds", "a gauntlet of more than one seed");
@@ -306,6 +300,13 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         openings_from,
         repeat,
         srand,
+        // The first engine of a pair White in its odd games, as both programs play them.
+        colours: match (args.noswap, args.reverse) {
+            (false, false) => Colours::FirstWhiteInOdd,
+            (false, true) => Colours::FirstBlackInOdd,
+            (true, false) => Colours::FirstWhite,
+            (true, true) => Colours::FirstBlack,
+        },
         time_control: event_tc,
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,

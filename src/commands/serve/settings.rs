@@ -14,7 +14,7 @@ use argus::openings::{OpeningsSpec, Order, arrange};
 use argus::server::config::{self, FileOption};
 use argus::server::{self, EngineSpec, Entrant, RemotePlayer, Seat, ServeConfig, StandbySettings};
 use argus::tournament::{
-    AdjudicationRules, DrawAdjudication, ResignRule, SprtConfig, openings_used,
+    AdjudicationRules, Colours, DrawAdjudication, ResignRule, SprtConfig, openings_used,
 };
 
 use crate::commands::today;
@@ -108,6 +108,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         openings_from,
         repeat: args.repeat,
         srand,
+        colours: Colours::Alternate,
         time_control: args.tc.clone(),
         draw_rule: args.draw_rule.into(),
         illegal: args.illegal.into(),
