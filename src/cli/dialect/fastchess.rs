@@ -418,7 +418,7 @@ fn apply(
                 }
             };
         }
-        "quick" => out.quick = Some(words()),
+        "quick" => quick(out, pairs)?,
         "use-affinity" => out.affinity = Some(params.first().cloned()),
         "check-mate-pvs" => out.check_mate_pvs = true,
         "show-latency" => out.show_latency = true,
@@ -431,6 +431,68 @@ fn apply(
         "ping-ms" => out.ping_ms = Some(number(single())?),
         other => unreachable!("option -{other} is listed but not applied"),
     }
+    Ok(())
+}
+
+/// `-quick cmd=ENGINE1 cmd=ENGINE2 book=BOOK`: fastchess's shortcut for a match of two
+/// engines at 10+0.1 (named by their commands), 25,000 rounds of game pairs from the
+/// book in random order, all the machine's threads but two, its draw adjudication and
+/// cutechess-cli's output.
+fn quick(out: &mut MatchArgs, pairs: &[(String, String)]) -> Result<(), String> {
+    let first = out.engines.len();
+    for (key, value) in pairs {
+        match key.as_str() {
+            "cmd" => out.engines.push(EngineWords {
+                cmd: value.clone(),
+                name: value.clone(),
+                tc: Some("10+0.1".into()),
+                proto: "uci".into(),
+                ..EngineWords::default()
+            }),
+            "book" => {
+                let format = if value.ends_with(".pgn") {
+                    "pgn"
+                } else if value.ends_with(".epd") {
+                    "epd"
+                } else {
+                    return Err(
+                        "Please include the .pgn or .epd file extension for the opening book."
+                            .into(),
+                    );
+                };
+                out.openings = Some(OpeningsWords {
+                    words: vec![
+                        format!("file={value}"),
+                        format!("format={format}"),
+                        "order=random".into(),
+                    ],
+                    file: PathBuf::from(value),
+                });
+            }
+            _ => return Err(unknown("quick", key, value)),
+        }
+    }
+    if out.engines.len() - first != 2 {
+        return Err("Option \"-quick\" requires exactly two cmd entries.".into());
+    }
+    if out.openings.is_none() {
+        return Err("Option \"-quick\" requires a book=FILE entry.".into());
+    }
+    if out.engines[first].name == out.engines[first + 1].name {
+        out.engines[first].name.push('1');
+        out.engines[first + 1].name.push('2');
+    }
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as i64;
+    out.games = 2;
+    out.rounds = 25_000;
+    out.concurrency = (threads - 2).max(1);
+    out.recover = true;
+    out.draw = Some(vec![
+        "movenumber=30".into(),
+        "movecount=8".into(),
+        "score=8".into(),
+    ]);
+    out.output = OutputFormat::Cutechess;
     Ok(())
 }
 

@@ -236,8 +236,6 @@ pub struct MatchArgs {
     pub ucinewgame_ms: Option<u64>,
     /// `-ping-ms`.
     pub ping_ms: Option<u64>,
-    /// `-quick`'s words.
-    pub quick: Option<Vec<String>>,
     /// The options in the order they were typed (for refusals that name the first).
     pub typed: Vec<String>,
 }
@@ -288,7 +286,6 @@ impl Default for MatchArgs {
             startup_ms: None,
             ucinewgame_ms: None,
             ping_ms: None,
-            quick: None,
             typed: Vec::new(),
         }
     }

@@ -204,3 +204,17 @@ fn cutechess_cli_reads_a_book_as_pgn_unless_told_and_refuses_what_argus_cannot_d
         assert!(e.starts_with(refused), "{extra}: {e}");
     }
 }
+
+#[test]
+fn quick_is_fastchesss_shortcut() {
+    let args = read("-quick cmd=sf cmd=sf book=b.epd").unwrap();
+    let names: Vec<&str> = args.engines.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["sf1", "sf2"]);
+    assert_eq!((args.games, args.rounds), (2, 25_000));
+    assert!(args.recover && args.draw.is_some());
+    assert_eq!(args.output, OutputFormat::Cutechess);
+    assert!(!args.report_penta);
+    assert_eq!(args.engines[1].tc.as_deref(), Some("10+0.1"));
+    assert!(parse(&words("-quick cmd=a book=b.epd")).is_err());
+    assert!(parse(&words("-quick cmd=a cmd=b book=b.txt")).is_err());
+}

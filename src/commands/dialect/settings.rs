@@ -41,9 +41,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
     if args.tbadjudicate.is_some() {
         return not_yet("-tbadjudicate", "Syzygy tablebase adjudication");
     }
-    if args.quick.is_some() {
-        return not_yet("-quick", "the -quick shortcut");
-    }
     if args.config.is_some() {
         return Err(refuse(
             "-config",
