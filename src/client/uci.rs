@@ -41,8 +41,13 @@ pub const MAX_PV_LEN: usize = 32;
 /// How long [`UciEngine`] waits for its engine.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct UciTimeouts {
-    /// For `uciok` after `uci` and `readyok` after `isready` (10 s).
+    /// For `uciok` after `uci` and `readyok` after the options, as the engine starts
+    /// (10 s).
     pub handshake: Duration,
+    /// For `readyok` after `ucinewgame` (10 s).
+    pub new_game: Duration,
+    /// For `readyok` after any other `isready` (10 s).
+    pub ping: Duration,
     /// The least time over the side to move's remaining time allowed for `bestmove`;
     /// the allowance is the larger of this and a tenth of the remaining time (2 s).
     pub clock_margin: Duration,
@@ -59,6 +64,8 @@ impl Default for UciTimeouts {
     fn default() -> UciTimeouts {
         UciTimeouts {
             handshake: Duration::from_secs(10),
+            new_game: Duration::from_secs(10),
+            ping: Duration::from_secs(10),
             clock_margin: Duration::from_secs(2),
             movetime_margin: Duration::from_secs(5),
             fixed_search: Duration::from_secs(60),
@@ -220,7 +227,7 @@ impl UciEngine {
 
     /// Sends `isready` and waits for `readyok`.
     fn sync(&mut self) -> Result<(), EngineError> {
-        let wait = self.timeouts.handshake;
+        let wait = self.timeouts.ping;
         let process = self.process()?;
         is_ready(process, wait)
     }
@@ -320,7 +327,7 @@ impl UciEngine {
             self.thinking = None;
             return Some(Err(EngineError::Failed(format!(
                 "{command} did not answer isready within {:.1} s",
-                self.timeouts.handshake.as_secs_f64()
+                self.timeouts.new_game.as_secs_f64()
             ))));
         }
         if thinking.stopped {
@@ -474,7 +481,7 @@ impl Engine for UciEngine {
         }
         if self.unready {
             // `position` and `go` follow the engine's readyok.
-            thinking.deadline = deadline_after(self.timeouts.handshake);
+            thinking.deadline = deadline_after(self.timeouts.new_game);
             thinking.held = Some([self.position.line.clone(), go]);
         } else {
             // Sent from the kept command itself: a long game's command is not copied.

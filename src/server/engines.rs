@@ -20,6 +20,18 @@ pub enum Proto {
     Random,
 }
 
+/// How long a UCI engine is waited for outside its searches (fastchess's `-startup-ms`,
+/// `-ucinewgame-ms`, `-ping-ms`), in milliseconds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Waits {
+    /// For `uciok` and the first `readyok` as it starts.
+    pub startup_ms: u64,
+    /// For `readyok` after `ucinewgame`.
+    pub new_game_ms: u64,
+    /// For `readyok` after any other `isready`.
+    pub ping_ms: u64,
+}
+
 /// One engine of the event.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EngineSpec {
@@ -58,6 +70,9 @@ pub struct EngineSpec {
     /// `initstr=`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub init: Vec<String>,
+    /// Its waits outside its searches, when not argus's (a UCI engine's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits: Option<Waits>,
     /// Its PVs checked as fastchess checks them (a UCI engine under `argus fastchess`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pv_check: Option<crate::client::uci::pv_check::PvCheck>,
@@ -78,6 +93,7 @@ impl EngineSpec {
             dir: None,
             restart_each_game: false,
             init: Vec::new(),
+            waits: None,
             pv_check: None,
         }
     }
@@ -190,6 +206,7 @@ impl EngineSpec {
             dir: None,
             restart_each_game: false,
             init: Vec::new(),
+            waits: None,
             pv_check: None,
         })
     }
@@ -209,13 +226,19 @@ impl EngineSpec {
     pub fn start(&self, seed: u64) -> Result<Box<dyn Engine>, EngineError> {
         Ok(match self.proto {
             Proto::Uci => {
+                let mut timeouts = crate::client::uci::UciTimeouts::default();
+                if let Some(w) = &self.waits {
+                    timeouts.handshake = Duration::from_millis(w.startup_ms);
+                    timeouts.new_game = Duration::from_millis(w.new_game_ms);
+                    timeouts.ping = Duration::from_millis(w.ping_ms);
+                }
                 let mut engine = UciEngine::start_in(
                     &self.command,
                     self.dir.as_deref(),
                     &self.init,
                     &self.options,
                     self.limit,
-                    crate::client::uci::UciTimeouts::default(),
+                    timeouts,
                 )?;
                 if let Some(check) = &self.pv_check {
                     engine.check_pvs(check.clone());

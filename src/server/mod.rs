@@ -44,7 +44,7 @@ mod state;
 pub use control::{
     ConsoleCommand, GameStatus, HELP as CONSOLE_HELP, Requests, Status, UnknownCommand,
 };
-pub use engines::{EngineSpec, Proto, check_engines};
+pub use engines::{EngineSpec, Proto, Waits, check_engines};
 pub use entrant::{Entrant, parse_players, read_players};
 pub use error::ServeError;
 pub use event_log::{Entry as EventEntry, PastGame};

@@ -69,6 +69,8 @@ fn read_lines(path: &Path) -> Vec<String> {
 fn fast() -> UciTimeouts {
     UciTimeouts {
         handshake: Duration::from_millis(2000),
+        new_game: Duration::from_millis(2000),
+        ping: Duration::from_millis(2000),
         clock_margin: Duration::from_millis(100),
         movetime_margin: Duration::from_millis(100),
         fixed_search: Duration::from_millis(300),

@@ -11,7 +11,7 @@ use argus::client::Limit;
 use argus::client::uci::pv_check::PvCheck;
 use argus::core::clock::TimeControl;
 use argus::core::{DrawRule, IllegalRule};
-use argus::server::{EngineSpec, Entrant, Proto, ServeConfig};
+use argus::server::{EngineSpec, Entrant, Proto, ServeConfig, Waits};
 use argus::tournament::{
     AdjudicationRules, Colours, DrawAdjudication, Format, ResignRule, SprtConfig, openings_used,
 };
@@ -186,6 +186,12 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
             engine(words, if shared { None } else { tc.clone() }).map(|mut spec| {
                 // fastchess checks every engine's PVs; mate PVs with -check-mate-pvs.
                 if args.dialect == Dialect::Fastchess {
+                    // fastchess's waits: 10 s to start, a minute for readyok.
+                    spec.waits = Some(Waits {
+                        startup_ms: args.startup_ms.unwrap_or(10_000),
+                        new_game_ms: args.ucinewgame_ms.unwrap_or(60_000),
+                        ping_ms: args.ping_ms.unwrap_or(60_000),
+                    });
                     spec.pv_check = Some(PvCheck {
                         name: spec.name.clone(),
                         mates: args.check_mate_pvs,
