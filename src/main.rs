@@ -9,6 +9,7 @@ use clap::{CommandFactory, FromArgMatches};
 use argus::cli::{Cli, Command, Typed};
 
 mod commands;
+mod logging;
 
 /// Reports a command-line error in one line that names the culprit (help and version
 /// are printed as they are).
@@ -49,28 +50,6 @@ fn usage_error(e: &clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The logger: the findings of the engines' PV checks (`argus fastchess`) go to standard
-/// output as they are, as fastchess prints them; everything else to env_logger.
-struct EngineChecksToStdout(env_logger::Logger);
-
-impl log::Log for EngineChecksToStdout {
-    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.target() == argus::client::uci::pv_check::TARGET || self.0.enabled(metadata)
-    }
-
-    fn log(&self, record: &log::Record<'_>) {
-        if record.target() == argus::client::uci::pv_check::TARGET {
-            println!("{}", record.args());
-        } else {
-            self.0.log(record);
-        }
-    }
-
-    fn flush(&self) {
-        self.0.flush();
-    }
-}
-
 /// glibc gives threads malloc arenas of their own, up to eight per core: `argus serve`
 /// runs three threads a game, and each arena holds memory of its own (about 2 MB more
 /// peak RSS at 8 games at once). As many arenas as cores keep the threads from waiting
@@ -90,25 +69,7 @@ fn limit_malloc_arenas() {
 
 fn main() -> ExitCode {
     limit_malloc_arenas();
-    // Log lines read as argus's other lines do: `warning: ...`, one line each.
-    let logger =
-        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
-            .format(|buf, record| {
-                use std::io::Write as _;
-                let level = match record.level() {
-                    log::Level::Error => "error",
-                    log::Level::Warn => "warning",
-                    log::Level::Info => "info",
-                    log::Level::Debug => "debug",
-                    log::Level::Trace => "trace",
-                };
-                writeln!(buf, "{level}: {}", record.args())
-            })
-            .build();
-    let max = logger.filter().max(log::LevelFilter::Warn);
-    if log::set_boxed_logger(Box::new(EngineChecksToStdout(logger))).is_ok() {
-        log::set_max_level(max);
-    }
+    logging::init();
     // Started as fastchess or cutechess-cli (a symlink or a copy under its name): that
     // program's command line.
     let mut argv = std::env::args_os();

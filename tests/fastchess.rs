@@ -568,3 +568,29 @@ fn fastchess_with_cutechess_output_prints_its_score_and_elo_lines() {
     let end = lines.iter().position(|l| *l == "Finished match").unwrap();
     assert!(lines[end + 1].starts_with("Total Time: "), "{stdout}");
 }
+
+#[test]
+#[ignore = "needs stockfish"]
+fn the_log_file_holds_every_line_to_and_from_the_engines() {
+    let worker = Worker::new();
+    let run = worker.run("-engine cmd=stockfish dir=engines name=A -engine cmd=stockfish dir=engines name=B -each tc=0.5+0.01 proto=uci -rounds 1 -repeat -log file=match.log level=warn engine=true");
+    assert!(run.status.success(), "{}", text(&run.stdout));
+    let log = std::fs::read_to_string(worker.path().join("match.log")).unwrap();
+    // Every engine started was sent uci and answered uciok (those argus checks before
+    // the match, and those that play); two of them searched.
+    let started: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(" started: stockfish"))
+        .collect();
+    let mut searched = 0;
+    for line in &started {
+        let pid = line.split_whitespace().nth(3).unwrap();
+        assert!(log.contains(&format!("engine {pid} > uci\n")), "{pid}");
+        assert!(log.contains(&format!("engine {pid} < uciok\n")), "{pid}");
+        if log.contains(&format!("engine {pid} > go wtime ")) {
+            assert!(log.contains(&format!("engine {pid} < bestmove ")), "{pid}");
+            searched += 1;
+        }
+    }
+    assert_eq!(searched, 2, "{log}");
+}

@@ -116,6 +116,19 @@ pub(crate) fn dialect_cmd(dialect: Dialect, words: &[String]) -> Result<ExitCode
             return Ok(ExitCode::FAILURE);
         }
     };
+    if let Some(log) = &args.log {
+        let level = match log.level.as_str() {
+            "trace" => log::LevelFilter::Trace,
+            "info" => log::LevelFilter::Info,
+            "warn" => log::LevelFilter::Warn,
+            _ => log::LevelFilter::Error,
+        };
+        if let Err(e) = crate::logging::to_file(&log.file, level, log.append, log.engine) {
+            let _ = std::fs::remove_dir_all(&dir);
+            say_error(dialect, &format!("-log file={}: {e}", log.file.display()));
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     ctrlc::set_handler(|| {
         if REQUESTS.stop() {
             eprintln!("argus fastchess: interrupted again, exiting now");

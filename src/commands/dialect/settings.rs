@@ -47,8 +47,8 @@ fn refused(args: &MatchArgs) -> Result<()> {
             "argus keeps a match's state in its event folder instead of a config.json: a stopped match names the folder, and `argus serve --resume DIR` goes on with it",
         ));
     }
-    if args.log.is_some() {
-        return not_yet("-log", "fastchess's log file");
+    if args.log.as_ref().is_some_and(|l| l.compress) {
+        return not_yet("-log compress=true", "a gzipped log");
     }
     if args.affinity.is_some() {
         return not_yet("-use-affinity", "pinning engines to cores");
