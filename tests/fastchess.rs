@@ -594,3 +594,58 @@ fn the_log_file_holds_every_line_to_and_from_the_engines() {
     }
     assert_eq!(searched, 2, "{log}");
 }
+
+#[test]
+#[ignore = "needs stockfish"]
+fn a_match_stopped_by_ctrl_c_goes_on_with_config_file() {
+    use std::io::BufRead;
+    let worker = Worker::new();
+    let line = "-engine cmd=stockfish dir=engines name=A -engine cmd=stockfish dir=engines name=B -each tc=1+0.01 proto=uci option.Hash=16 -rounds 5 -repeat -concurrency 2 -ratinginterval 1 -openings file=book.epd format=epd order=random -srand 3 -pgnout file=r.pgn -resign movecount=3 score=600 -draw movenumber=20 movecount=4 score=20";
+    let mut child = Command::new(worker.path().join("fastchess"))
+        .args(shell_words(line))
+        .current_dir(worker.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    // Stopped once three games are over, as Ctrl-C stops fastchess.
+    let mut finished = 0;
+    while finished < 3 {
+        let mut l = String::new();
+        assert!(out.read_line(&mut l).unwrap() > 0, "{first}");
+        finished += usize::from(l.starts_with("Finished game"));
+        first.push_str(&l);
+    }
+    // SAFETY: kill only sends a signal to the child this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    first.push_str(&rest);
+    assert_eq!(child.wait().unwrap().code(), Some(1), "{first}");
+    assert!(
+        first.contains("Tournament was interrupted. To resume the tournament, run: ")
+            && first.contains(" -config file=config.json\nFinished match\n"),
+        "{first}"
+    );
+    let saved = std::fs::read_to_string(worker.path().join("config.json")).unwrap();
+    let run = worker.run("-config file=config.json");
+    let second = text(&run.stdout);
+    assert!(run.status.success(), "{second}");
+    // Every game once in the PGN, and the last results count them all.
+    let pgn = std::fs::read_to_string(worker.path().join("r.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Result ").count(), 10, "{first}\n{second}");
+    let last_games = second
+        .lines()
+        .filter(|l| l.starts_with("Games: "))
+        .last()
+        .unwrap();
+    assert!(last_games.starts_with("Games: 10, "), "{second}");
+    // The saved match and its folder are gone once it is over.
+    assert!(!worker.path().join("config.json").exists());
+    let folder: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert!(!Path::new(folder["folder"].as_str().unwrap()).exists());
+}

@@ -620,6 +620,13 @@ fn sanitize(out: &mut MatchArgs) -> Result<(), String> {
     if out.output == OutputFormat::Cutechess || out.games != 2 {
         out.report_penta = false;
     }
+    // A match saved before (`-config file=`) brings its own engines and book.
+    let resumes = out.config.as_ref().is_some_and(|words| {
+        words.iter().any(|w| w.starts_with("file=")) && !words.iter().any(|w| w == "discard=true")
+    });
+    if resumes {
+        return Ok(());
+    }
     if out.chess960
         && out
             .openings

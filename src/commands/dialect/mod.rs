@@ -11,9 +11,10 @@
 
 mod cutechess_lines;
 mod output;
+mod saved;
 mod settings;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -25,7 +26,9 @@ use argus::cli::dialect::{Dialect, Run, cutechess, fastchess};
 use argus::client::engine_process;
 use argus::server::{self, Requests};
 
+use argus::cli::dialect::MatchArgs;
 use output::FastchessLines;
+use saved::ConfigWords;
 
 /// What Ctrl-C asks of the match.
 static REQUESTS: Requests = Requests::new();
@@ -107,6 +110,10 @@ pub(crate) fn dialect_cmd(dialect: Dialect, words: &[String]) -> Result<ExitCode
             return Ok(ExitCode::FAILURE);
         }
     };
+    let config = ConfigWords::read(args.config.as_ref());
+    if let Some(file) = config.resume_from() {
+        return resume(dialect, &args, file, &config);
+    }
     let dir = event_folder()?;
     let (cfg, output) = match settings::resolve(&args, &dir) {
         Ok(resolved) => resolved,
@@ -116,85 +123,198 @@ pub(crate) fn dialect_cmd(dialect: Dialect, words: &[String]) -> Result<ExitCode
             return Ok(ExitCode::FAILURE);
         }
     };
-    if let Some(log) = &args.log {
-        let level = match log.level.as_str() {
-            "trace" => log::LevelFilter::Trace,
-            "info" => log::LevelFilter::Info,
-            "warn" => log::LevelFilter::Warn,
-            _ => log::LevelFilter::Error,
-        };
-        if let Err(e) = crate::logging::to_file(&log.file, level, log.append, log.engine) {
-            let _ = std::fs::remove_dir_all(&dir);
-            say_error(dialect, &format!("-log file={}: {e}", log.file.display()));
-            return Ok(ExitCode::FAILURE);
-        }
-    }
-    ctrlc::set_handler(|| {
-        if REQUESTS.stop() {
-            eprintln!("argus fastchess: interrupted again, exiting now");
-            engine_process::kill_all();
-            std::process::exit(130);
-        }
-    })
-    .context("cannot install the interrupt handler")?;
     if let Err(e) = server::check_players(&cfg) {
         let _ = std::fs::remove_dir_all(&dir);
         say_error(dialect, &e.to_string());
         return Ok(ExitCode::FAILURE);
     }
-    let scheduled = server::scheduled_games(&cfg);
+    // fastchess leaves its config.json where it runs: argus's names the match.
+    let saved_at = (dialect == Dialect::Fastchess).then(|| config.out_path());
+    if let Some(path) = &saved_at
+        && let Err(e) = saved::save(path, &dir, words)
+    {
+        let _ = std::fs::remove_dir_all(&dir);
+        say_error(dialect, &format!("{e:#}"));
+        return Ok(ExitCode::FAILURE);
+    }
     let names = cfg.players.iter().map(|p| p.name().to_string()).collect();
-    let mut lines = FastchessLines::new(names, output, scheduled);
-    let mut progress = |p: server::Progress<'_>| {
-        lines.show(p);
-        if lines.crashed {
-            REQUESTS.stop();
+    let lines = FastchessLines::new(names, output, server::scheduled_games(&cfg));
+    let play = Play {
+        dialect,
+        args: &args,
+        folder: &dir,
+        saved_at: saved_at.as_deref(),
+    };
+    play.run(server::Start::New(&cfg), lines)
+}
+
+/// `-config file=F`: the match saved in F goes on, its games finished before counted
+/// again unless `stats=false`.
+fn resume(
+    dialect: Dialect,
+    args: &MatchArgs,
+    file: &Path,
+    config: &ConfigWords,
+) -> Result<ExitCode> {
+    if let Some(other) = args.typed.iter().find(|o| *o != "config") {
+        say_error(
+            dialect,
+            &format!(
+                "-{other}: -config file={} takes the match's settings from the file: give no other option",
+                file.display()
+            ),
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let saved = match saved::load(file) {
+        Ok(saved) => saved,
+        Err(e) => {
+            say_error(dialect, &format!("{e:#}"));
+            return Ok(ExitCode::FAILURE);
         }
     };
-    let setup = server::Setup {
-        live: None,
-        standby: None,
-        listen: None,
-    };
-    let summary = server::run(server::Start::New(&cfg), &setup, &REQUESTS, &mut progress);
-    let crashed = lines.crashed;
-    let summary = match summary {
-        Ok(summary) => summary,
-        Err(e) => {
-            say_error(dialect, &e.to_string());
-            eprintln!(
-                "argus fastchess: the match's files are in {}",
-                dir.display()
+    let original = match fastchess::parse(&saved.words) {
+        Ok(Run::Match(original)) => original,
+        _ => {
+            say_error(
+                dialect,
+                &format!(
+                    "-config file={}: its command line does not read",
+                    file.display()
+                ),
             );
             return Ok(ExitCode::FAILURE);
         }
     };
-    // Ctrl-C, or a crash without -recover: fastchess's abnormal termination.
-    let interrupted = summary.stopped && !lines.sprt_done;
-    let resume = format!(
-        "Tournament was interrupted. To resume the tournament, run: argus serve --resume {}",
-        dir.display()
-    );
-    lines.end(interrupted.then_some(resume.as_str()));
-    // Engines told to quit have a moment to do so before the folder goes.
-    std::thread::sleep(Duration::from_millis(10));
-    if !lines.sprt_done && (summary.stopped || summary.played < summary.scheduled) {
-        eprintln!(
-            "argus fastchess: {} of {} game(s) played; the match's files are in {}",
-            summary.played,
-            summary.scheduled,
-            dir.display()
-        );
-    } else if let Err(e) = std::fs::remove_dir_all(&dir) {
-        eprintln!("argus fastchess: {}: {e}", dir.display());
+    let cfg = server::event_settings(&saved.folder)?;
+    let output = settings::output_of(&original)?;
+    let names = cfg.players.iter().map(|p| p.name().to_string()).collect();
+    let mut lines = FastchessLines::new(names, output, server::scheduled_games(&cfg));
+    if !config.no_stats {
+        for (game, result) in saved::finished_games(&saved.folder)? {
+            lines.seed(&game, result);
+        }
     }
-    Ok(
-        if crashed || (summary.played < summary.scheduled && !summary.stopped) {
-            ExitCode::FAILURE
+    let saved_at = config.outname.clone().unwrap_or_else(|| file.to_path_buf());
+    if saved_at != file {
+        saved::save(&saved_at, &saved.folder, &saved.words)?;
+    }
+    let play = Play {
+        dialect,
+        args: &original,
+        folder: &saved.folder,
+        saved_at: Some(&saved_at),
+    };
+    play.run(server::Start::Resume(&saved.folder), lines)
+}
+
+/// A match to play: under whose command line, its folder, where it is saved.
+struct Play<'a> {
+    dialect: Dialect,
+    args: &'a MatchArgs,
+    folder: &'a Path,
+    saved_at: Option<&'a Path>,
+}
+
+impl Play<'_> {
+    /// Plays the match from `start`, printing `lines`, to its end or a stop.
+    fn run(&self, start: server::Start<'_>, mut lines: FastchessLines) -> Result<ExitCode> {
+        let (dialect, dir) = (self.dialect, self.folder);
+        if let Some(log) = &self.args.log {
+            let level = match log.level.as_str() {
+                "trace" => log::LevelFilter::Trace,
+                "info" => log::LevelFilter::Info,
+                "warn" => log::LevelFilter::Warn,
+                _ => log::LevelFilter::Error,
+            };
+            if let Err(e) = crate::logging::to_file(&log.file, level, log.append, log.engine) {
+                say_error(dialect, &format!("-log file={}: {e}", log.file.display()));
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        ctrlc::set_handler(|| {
+            if REQUESTS.stop() {
+                eprintln!("argus: interrupted again, exiting now");
+                engine_process::kill_all();
+                std::process::exit(130);
+            }
+        })
+        .context("cannot install the interrupt handler")?;
+        let mut progress = |p: server::Progress<'_>| {
+            lines.show(p);
+            if lines.crashed {
+                REQUESTS.stop();
+            }
+        };
+        let setup = server::Setup {
+            live: None,
+            standby: None,
+            listen: None,
+        };
+        let summary = server::run(start, &setup, &REQUESTS, &mut progress);
+        let crashed = lines.crashed;
+        let summary = match summary {
+            Ok(summary) => summary,
+            Err(e) => {
+                say_error(dialect, &e.to_string());
+                eprintln!("argus: the match's files are in {}", dir.display());
+                return Ok(ExitCode::FAILURE);
+            }
+        };
+        // Ctrl-C, or a crash without -recover: fastchess's abnormal termination.
+        let interrupted = summary.stopped && !lines.sprt_done;
+        let resume = match self.saved_at {
+            Some(path) => format!(
+                "Tournament was interrupted. To resume the tournament, run: {} -config file={}",
+                program(),
+                path.display()
+            ),
+            None => format!(
+                "Tournament was interrupted. To resume the tournament, run: argus serve --resume {}",
+                dir.display()
+            ),
+        };
+        lines.end(interrupted.then_some(resume.as_str()));
+        // Engines told to quit have a moment to do so before the folder goes.
+        std::thread::sleep(Duration::from_millis(10));
+        if !lines.sprt_done && (summary.stopped || summary.played < summary.scheduled) {
+            eprintln!(
+                "argus: {} of {} game(s) played; the match's files are in {}",
+                summary.played,
+                summary.scheduled,
+                dir.display()
+            );
         } else {
-            ExitCode::SUCCESS
-        },
-    )
+            if let Err(e) = std::fs::remove_dir_all(dir) {
+                eprintln!("argus: {}: {e}", dir.display());
+            }
+            if let Some(path) = self.saved_at {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        Ok(
+            if crashed || interrupted || summary.played < summary.scheduled && !summary.stopped {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            },
+        )
+    }
+}
+
+/// How this program was started, for the line that says how to go on: as the
+/// other program, its name as typed; else `argus fastchess`.
+fn program() -> String {
+    let first = std::env::args().next().unwrap_or_default();
+    let stem = Path::new(&first)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if dialect_of(&stem).is_some() {
+        first
+    } else {
+        "argus fastchess".into()
+    }
 }
 
 /// A new folder for the match's event, in the system's temporary folder.

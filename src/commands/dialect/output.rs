@@ -378,44 +378,12 @@ impl FastchessLines {
             }
             _ => {}
         }
-        let (first, second) = (g.white.min(g.black), g.white.max(g.black));
-        let Some(half) = half_points(g, report.result, first) else {
+        let Some((first, second, print)) = self.count(g, report.result) else {
             return;
         };
-        if let Some(white) = half_points(g, report.result, g.white) {
-            let outcome = |half: u32| match half {
-                2 => 0,
-                0 => 1,
-                _ => 2,
-            };
-            self.colours[g.white].white[outcome(white)] += 1;
-            self.colours[g.black].black[outcome(2 - white)] += 1;
-        }
         if self.output.style != Style::Fastchess {
-            return self.cutechess_lines(first, second, half);
+            return self.cutechess_lines(first, second);
         }
-        let pairing = self.pairings.entry((first, second)).or_default();
-        let pair = g.number.div_ceil(2);
-        let print = if self.output.penta {
-            match pairing.waiting.remove(&pair) {
-                Some(other) => {
-                    pairing.stats.pair(other, half);
-                    // fastchess counts the pair by its place in the schedule.
-                    self.output.rating_interval > 0
-                        && (pair as usize).is_multiple_of(self.output.rating_interval as usize)
-                }
-                None => {
-                    pairing.waiting.insert(pair, half);
-                    false
-                }
-            }
-        } else {
-            pairing.stats.game(half);
-            self.output.rating_interval > 0
-                && self
-                    .finished
-                    .is_multiple_of(self.output.rating_interval as usize)
-        };
         if print || self.finished == self.total {
             if self.output.sprt {
                 // With the SPRT's line, once it has counted the pair.
@@ -426,13 +394,61 @@ impl FastchessLines {
         }
     }
 
-    /// After a game of `first` against `second` in which `first` scored `half`: the score
-    /// line and the ratings, as cutechess-cli prints them (or fastchess's
-    /// `-output format=cutechess`).
-    fn cutechess_lines(&mut self, first: usize, second: usize, half: u32) {
+    /// Counts game `g`'s `result` (a game finished before a resume too, through
+    /// [`FastchessLines::seed`]): its pair of engines, and whether fastchess's results
+    /// are due after it; None for a game without a result.
+    fn count(&mut self, g: &GameSpec, result: GameResult) -> Option<(usize, usize, bool)> {
+        let (first, second) = (g.white.min(g.black), g.white.max(g.black));
+        let half = half_points(g, result, first)?;
+        if let Some(white) = half_points(g, result, g.white) {
+            let outcome = |half: u32| match half {
+                2 => 0,
+                0 => 1,
+                _ => 2,
+            };
+            self.colours[g.white].white[outcome(white)] += 1;
+            self.colours[g.black].black[outcome(2 - white)] += 1;
+        }
         let pairing = self.pairings.entry((first, second)).or_default();
-        pairing.stats.game(half);
-        let stats = pairing.stats.clone();
+        if self.output.style != Style::Fastchess || !self.output.penta {
+            pairing.stats.game(half);
+            let every = self.output.rating_interval > 0
+                && self
+                    .finished
+                    .is_multiple_of(self.output.rating_interval as usize);
+            return Some((first, second, every));
+        }
+        let pair = g.number.div_ceil(2);
+        let print = match pairing.waiting.remove(&pair) {
+            Some(other) => {
+                pairing.stats.pair(other, half);
+                // fastchess counts the pair by its place in the schedule.
+                self.output.rating_interval > 0
+                    && (pair as usize).is_multiple_of(self.output.rating_interval as usize)
+            }
+            None => {
+                pairing.waiting.insert(pair, half);
+                false
+            }
+        };
+        Some((first, second, print))
+    }
+
+    /// Counts a game that finished before the match was stopped and resumed (the results
+    /// go on from it, as fastchess's `-config` restores them), printing nothing.
+    pub(super) fn seed(&mut self, g: &GameSpec, result: GameResult) {
+        self.finished += 1;
+        let _ = self.count(g, result);
+    }
+
+    /// After a game of `first` against `second`, counted: the score line and the ratings, as cutechess-cli prints them (or fastchess's
+    /// `-output format=cutechess`).
+    fn cutechess_lines(&mut self, first: usize, second: usize) {
+        let stats = self
+            .pairings
+            .get(&(first, second))
+            .map(|p| p.stats.clone())
+            .unwrap_or_default();
         let all = self.finished == self.total;
         let every = |interval: u32, n: usize| interval > 0 && n.is_multiple_of(interval as usize);
         if self.output.style == Style::Cutechess {

@@ -41,12 +41,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
     if args.tbadjudicate.is_some() {
         return not_yet("-tbadjudicate", "Syzygy tablebase adjudication");
     }
-    if args.config.is_some() {
-        return Err(refuse(
-            "-config",
-            "argus keeps a match's state in its event folder instead of a config.json: a stopped match names the folder, and `argus serve --resume DIR` goes on with it",
-        ));
-    }
     if args.log.as_ref().is_some_and(|l| l.compress) {
         return not_yet("-log compress=true", "a gzipped log");
     }
@@ -272,25 +266,7 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         Some(epd) => Some(fresh_file(&epd.file, epd.append)?),
         None => None,
     };
-    let output = Output {
-        style: match (args.dialect, args.output) {
-            (Dialect::Cutechess, _) => Style::Cutechess,
-            (Dialect::Fastchess, OutputFormat::Fastchess) => Style::Fastchess,
-            (Dialect::Fastchess, OutputFormat::Cutechess) => Style::FastchessCutechess,
-        },
-        score_interval: args.scoreinterval,
-        rating_interval: args.ratinginterval,
-        penta: args.report_penta,
-        crc32_of: pgnout.clone().filter(|_| args.crc32_pgn),
-        crc32_name: args
-            .pgnout
-            .as_ref()
-            .map(|p| p.file.display().to_string())
-            .unwrap_or_default(),
-        recover: args.recover,
-        sprt: args.sprt.is_some(),
-        heading: heading(args),
-    };
+    let output = output_of(args)?;
     let cfg = ServeConfig {
         players,
         listen: None,
@@ -332,6 +308,35 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         out: out.to_path_buf(),
     };
     Ok((cfg, output))
+}
+
+/// What the match `args` describes prints (for a match resumed too: its files are not
+/// touched).
+pub(super) fn output_of(args: &MatchArgs) -> Result<Output> {
+    let pgn = args
+        .pgnout
+        .as_ref()
+        .map(|p| absolute(&p.file))
+        .transpose()?;
+    Ok(Output {
+        style: match (args.dialect, args.output) {
+            (Dialect::Cutechess, _) => Style::Cutechess,
+            (Dialect::Fastchess, OutputFormat::Fastchess) => Style::Fastchess,
+            (Dialect::Fastchess, OutputFormat::Cutechess) => Style::FastchessCutechess,
+        },
+        score_interval: args.scoreinterval,
+        rating_interval: args.ratinginterval,
+        penta: args.report_penta,
+        crc32_of: pgn.filter(|_| args.crc32_pgn),
+        crc32_name: args
+            .pgnout
+            .as_ref()
+            .map(|p| p.file.display().to_string())
+            .unwrap_or_default(),
+        recover: args.recover,
+        sprt: args.sprt.is_some(),
+        heading: heading(args),
+    })
 }
 
 /// The two sides of a results heading's part: one value when both engines have it, `A -
