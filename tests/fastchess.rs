@@ -638,11 +638,7 @@ fn a_match_stopped_by_ctrl_c_goes_on_with_config_file() {
     // Every game once in the PGN, and the last results count them all.
     let pgn = std::fs::read_to_string(worker.path().join("r.pgn")).unwrap();
     assert_eq!(pgn.matches("[Result ").count(), 10, "{first}\n{second}");
-    let last_games = second
-        .lines()
-        .filter(|l| l.starts_with("Games: "))
-        .last()
-        .unwrap();
+    let last_games = second.lines().rfind(|l| l.starts_with("Games: ")).unwrap();
     assert!(last_games.starts_with("Games: 10, "), "{second}");
     // The saved match and its folder are gone once it is over.
     assert!(!worker.path().join("config.json").exists());
