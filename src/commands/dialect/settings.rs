@@ -53,18 +53,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
     if args.seeds != 1 {
         return not_yet("-seeds", "a gauntlet of more than one seed");
     }
-    if args.startup_ms.is_some() {
-        return not_yet(
-            "-startup-ms",
-            "a limit on an engine's start other than 10 s",
-        );
-    }
-    if args.ucinewgame_ms.is_some() {
-        return not_yet("-ucinewgame-ms", "a limit on ucinewgame's answer");
-    }
-    if args.ping_ms.is_some() {
-        return not_yet("-ping-ms", "a limit on isready's answer");
-    }
     if args.sprt.is_some() && args.output == OutputFormat::Cutechess {
         return not_yet(
             "-sprt with -output format=cutechess",
@@ -85,7 +73,7 @@ fn refused(args: &MatchArgs) -> Result<()> {
             );
         }
         if pgn.min {
-            return not_yet("-pgnout min=true", "the minimal PGN");
+            return not_yet("-pgnout min", "the minimal PGN");
         }
         if !pgn.match_lines.is_empty() {
             return not_yet("-pgnout match_line=", "engine lines as PGN comments");
@@ -487,4 +475,78 @@ fn engine(words: &EngineWords, tc: Option<TimeControl>) -> Result<EngineSpec> {
         }
     }
     Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use argus::cli::dialect::{Run, cutechess, fastchess};
+
+    fn fastchess_args(line: &str) -> MatchArgs {
+        let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+        match fastchess::parse(&words).unwrap() {
+            Run::Match(args) => *args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const TWO: &str = "-engine cmd=a name=A tc=1+0.01 -engine cmd=b name=B tc=1+0.01";
+
+    #[test]
+    fn what_argus_does_is_not_refused() {
+        for extra in [
+            "-startup-ms 5000 -ucinewgame-ms 100 -ping-ms 100",
+            "-noswap -reverse",
+            "-log file=x.log engine=true level=trace",
+            "-autosaveinterval 5 -config outname=saved.json",
+            "-output format=cutechess -scoreinterval 2",
+            "-sprt elo0=0 elo1=5",
+            "-sprt elo0=0 elo1=5 model=logistic",
+            "-resign movecount=3 score=600 twosided=true -draw movenumber=34 movecount=8 score=20 -maxmoves 200",
+            "-tournament gauntlet -wait 10 -recover -check-mate-pvs -testEnv -crc32 pgn=true",
+        ] {
+            let args = fastchess_args(&format!("{TWO} {extra}"));
+            assert!(refused(&args).is_ok(), "{extra}: {:?}", refused(&args));
+        }
+        let words: Vec<String> = format!("{TWO} -quick cmd=c cmd=d book=b.epd")
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        assert!(fastchess::parse(&words).is_ok());
+        let words: Vec<String> =
+            "-engine cmd=a proto=xboard tc=40/60 -engine cmd=b proto=uci st=1 -noswap -reverse -tournament knockout"
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+        let Run::Match(args) = cutechess::parse(&words).unwrap() else {
+            panic!()
+        };
+        assert!(refused(&args).is_ok());
+    }
+
+    #[test]
+    fn what_argus_does_not_do_is_refused_naming_it() {
+        for (extra, named) in [
+            (
+                "-variant fischerandom -openings file=Cargo.toml",
+                "-variant fischerandom: ",
+            ),
+            ("-tb /x", "-tb: "),
+            ("-use-affinity", "-use-affinity: "),
+            ("-show-latency", "-show-latency: "),
+            ("-seeds 2", "-seeds: "),
+            ("-pgnout file=x nodes=true", "-pgnout nodes=true: "),
+            ("-pgnout file=x notation=uci", "-pgnout notation=uci: "),
+            ("-pgnout file=x match_line=abc", "-pgnout match_line=: "),
+            (
+                "-sprt elo0=0 elo1=5 model=bayesian",
+                "-sprt model=bayesian: ",
+            ),
+            ("-log file=x compress=true", "-log compress=true: "),
+        ] {
+            let args = fastchess_args(&format!("{TWO} {extra}"));
+            let e = refused(&args).unwrap_err().to_string();
+            assert!(e.starts_with(named), "{extra}: {e}");
+        }
+    }
 }
