@@ -142,8 +142,9 @@ pub struct ServeArgs {
     /// (with twosided, only while its opponent's stays at or above CP).
     #[arg(long, num_args = 2..=3, value_name = "KEY=VALUE")]
     pub resign: Vec<String>,
-    /// Adjudicate a draw: `movenumber=N movecount=N score=CP`: from move N on, both
-    /// scores within CP of zero for N moves of each side.
+    /// Adjudicate a draw: `movenumber=N movecount=N score=CP`: once N full moves are
+    /// complete, both scores within CP of zero for the last N moves of each side, with no
+    /// capture or pawn move among them (as cutechess-cli and fastchess count).
     #[arg(long, num_args = 3, value_name = "KEY=VALUE")]
     pub draw: Vec<String>,
     /// The SPRT of a two-player match over its game pairs: `elo0=E0 elo1=E1 alpha=A

@@ -103,10 +103,16 @@ impl Watcher for GameWatcher<'_> {
                 fullmove,
                 color,
                 score,
+                position,
                 ..
             },
         ) = (&mut self.adjudicator, notice)
-            && let Some(verdict) = adjudicator.after_move(*fullmove, *color, *score)
+            && let Some(verdict) = adjudicator.after_move(
+                *fullmove,
+                *color,
+                *score,
+                shakmaty::Position::halfmoves(position) == 0,
+            )
         {
             let _ = self.control.send(Control::Command(Command::Adjudicate {
                 result: verdict.result,

@@ -154,8 +154,9 @@ pub struct Adjudicator {
     losing: [u32; 2],
     /// Each side's moves in a row at or above `resign.score`.
     winning: [u32; 2],
-    /// Each side's moves in a row within `draw.score`.
-    level: [u32; 2],
+    /// Plies in a row, both sides', within `draw.score` since the last capture or pawn
+    /// move.
+    level: u32,
     /// The plies played in the game, from its start position.
     plies: u32,
     decided: bool,
@@ -183,20 +184,22 @@ impl Adjudicator {
             last: [None; 2],
             losing: [0; 2],
             winning: [0; 2],
-            level: [0; 2],
+            level: 0,
             plies: 0,
             decided: false,
         }
     }
 
     /// Takes a move: `fullmove` is its move number, `color` the mover, `score` its `ce`
-    /// (None when the engine gave none, which breaks every run of scores). Returns the
-    /// verdict once, when a rule decides the game.
+    /// (None when the engine gave none, which breaks every run of scores), `zeroing`
+    /// whether it was a capture or a pawn move. Returns the verdict once, when a rule
+    /// decides the game.
     pub fn after_move(
         &mut self,
         fullmove: u32,
         color: Color,
         score: Option<i64>,
+        zeroing: bool,
     ) -> Option<Verdict> {
         if self.decided {
             return None;
@@ -248,13 +251,26 @@ impl Adjudicator {
             }
         }
         if let Some(rule) = &self.rules.draw {
-            let holds = fullmove >= rule.movenumber && score.is_some_and(|s| s.abs() <= rule.score);
-            bump(&mut self.level[me], holds);
-            if self.level.iter().all(|&n| n >= rule.movecount) {
+            // As cutechess-cli and fastchess count: a capture or a pawn move starts the
+            // run again, and the game is drawn once `movenumber` full moves are complete
+            // and both sides' scores stayed within `score` for `movecount` moves each.
+            if zeroing {
+                self.level = 0;
+            }
+            bump(
+                &mut self.level,
+                score.is_some_and(|s| s.abs() <= rule.score),
+            );
+            let complete = if color == Color::White {
+                fullmove.saturating_sub(1)
+            } else {
+                fullmove
+            };
+            if complete >= rule.movenumber && self.level >= rule.movecount.saturating_mul(2) {
                 return self.decide(
                     GameResult::Draw,
                     format!(
-                        "Draw by adjudication: both scores stayed within {} cp for {} moves from move {}",
+                        "Draw by adjudication: both scores stayed within {} cp for {} moves each, without a capture or a pawn move, by move {}",
                         rule.score, rule.movecount, rule.movenumber
                     ),
                 );
@@ -307,10 +323,10 @@ mod tests {
     ) -> Option<(u32, Verdict)> {
         for (i, &(w, b)) in scores.iter().enumerate() {
             let n = i as u32 + 1;
-            if let Some(v) = adj.after_move(n, Color::White, w) {
+            if let Some(v) = adj.after_move(n, Color::White, w, false) {
                 return Some((n, v));
             }
-            if let Some(v) = adj.after_move(n, Color::Black, b) {
+            if let Some(v) = adj.after_move(n, Color::Black, b, false) {
                 return Some((n, v));
             }
         }
@@ -337,7 +353,11 @@ mod tests {
             "{}",
             v.reason
         );
-        assert_eq!(adj.after_move(7, Color::White, Some(1000)), None, "once");
+        assert_eq!(
+            adj.after_move(7, Color::White, Some(1000), false),
+            None,
+            "once"
+        );
     }
 
     #[test]
@@ -354,19 +374,76 @@ mod tests {
     }
 
     #[test]
-    fn level_scores_from_movenumber_on_draw() {
+    fn level_scores_draw_once_movenumber_moves_are_complete() {
+        // Level from move 1: the run of 2 moves each is there by move 2, but the game
+        // is drawn only once 3 full moves are complete, after Black's third.
+        let mut adj = Adjudicator::new(rules(None, Some((3, 2, 10))));
+        let level = [(Some(0), Some(0)); 4];
+        assert_eq!(play(&mut adj, &level).map(|(at, _)| at), Some(3));
+        // A score outside the band starts the run again: White's 50 at move 3.
         let mut adj = Adjudicator::new(rules(None, Some((3, 2, 10))));
         let scores = [
             (Some(0), Some(0)),
             (Some(0), Some(0)),
-            (Some(5), Some(-5)),
             (Some(50), Some(0)),
+            (Some(10), Some(-10)),
             (Some(10), Some(-10)),
             (Some(10), Some(-10)),
         ];
         let (at, v) = play(&mut adj, &scores).unwrap();
-        assert_eq!(at, 6, "moves 1 and 2 do not count, move 4 breaks the run");
+        assert_eq!(
+            at, 5,
+            "the run from Black's third move: four plies by White's fifth"
+        );
         assert_eq!(v.result, GameResult::Draw);
+    }
+
+    #[test]
+    fn a_capture_or_a_pawn_move_starts_the_draw_run_again() {
+        let mut adj = Adjudicator::new(rules(None, Some((1, 2, 10))));
+        // Three level plies, then a capture by White at move 3 (its own level score
+        // counts, as the first of a new run), then three more plies.
+        let mut verdict = None;
+        for (ply, zeroing) in [false, false, false, false, true, false, false, false]
+            .into_iter()
+            .enumerate()
+        {
+            let fullmove = ply as u32 / 2 + 1;
+            let color = if ply % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if let Some(v) = adj.after_move(fullmove, color, Some(0), zeroing) {
+                verdict = Some(ply);
+                assert_eq!(v.result, GameResult::Draw);
+                break;
+            }
+        }
+        // Four level plies by ply 3 (Black's second move) draw; without the reset the
+        // run would go on, with it the second run reaches four at ply 7.
+        assert_eq!(verdict, Some(3));
+        let mut adj = Adjudicator::new(rules(None, Some((1, 3, 10))));
+        let mut at = None;
+        for (ply, zeroing) in [
+            false, false, false, false, true, false, false, false, false, false,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let fullmove = ply as u32 / 2 + 1;
+            let color = if ply % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if adj.after_move(fullmove, color, Some(0), zeroing).is_some() {
+                at = Some(ply);
+                break;
+            }
+        }
+        // Six plies in a row are needed; the capture at ply 4 starts again: plies 4-9.
+        assert_eq!(at, Some(9));
     }
 
     #[test]
@@ -415,7 +492,7 @@ mod tests {
             (4, Color::Black),
         ] {
             plies += 1;
-            if let Some(v) = adj.after_move(fullmove, color, None) {
+            if let Some(v) = adj.after_move(fullmove, color, None, false) {
                 verdict = Some((plies, fullmove, color, v));
                 break;
             }
