@@ -14,9 +14,8 @@
 # fastchess (a symlink in the work folder) and through fastchess itself: adjudication,
 # a shuffled book, the PGN's CRC after every game, the PV checks. Their games end by
 # draw adjudication (the instant engine's score is always 0), sooner than the plain
-# rows' and not at the same ply under the two managers (fastchess starts the count
-# again after a capture or a pawn move, argus does not): compare them by the ply
-# (plies/game is in the table). The last three columns read what a manager printed:
+# rows', at about the same ply under both managers since argus counts -draw as they do
+# (dce7096; compare them by the ply all the same: plies/game is in the table). The last three columns read what a manager printed:
 # the "Finished game" lines, how many of those say "loses on time", and whether
 # "Finished match" was printed (fastchess's output; "-" for argus serve).
 #
