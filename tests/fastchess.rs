@@ -239,10 +239,6 @@ fn what_fastchess_refuses_and_what_argus_does_not_do_yet_are_refused_in_one_line
             "-pgnout nodes=true: fastchess's move comments",
         ),
         (
-            "-config file=config.json",
-            "-config: argus keeps a match's state in its event folder",
-        ),
-        (
             "-concurrency 100000",
             "Error: Concurrency exceeds number of CPUs. Use -force-concurrency to override.",
         ),
@@ -253,6 +249,26 @@ fn what_fastchess_refuses_and_what_argus_does_not_do_yet_are_refused_in_one_line
         assert!(out.contains(says), "{extra}: {out}");
         assert!(!out.contains("Started game"), "{extra}: {out}");
     }
+    // A config.json of fastchess's own is not a match argus can go on with.
+    std::fs::write(
+        worker.path().join("config.json"),
+        r#"{"engines": [], "stats": {}, "rounds": 2}"#,
+    )
+    .unwrap();
+    let run = worker.run("-config file=config.json");
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stdout).starts_with("-config file=config.json: not a match argus saved"),
+        "{}",
+        text(&run.stdout)
+    );
+    // Nor with options beside it.
+    let run = worker.run(&format!("-config file=config.json {engines}"));
+    assert!(
+        text(&run.stdout).contains("give no other option"),
+        "{}",
+        text(&run.stdout)
+    );
     // An engine without a name is refused as fastchess 1.8 refuses it.
     let run = worker.run(
         "-engine cmd=stockfish dir=engines tc=1 -engine cmd=stockfish dir=engines name=B tc=1",
