@@ -7,7 +7,7 @@ use super::error::ServeError;
 use super::event_log::{EventJournal, Line};
 use super::settings::ServeConfig;
 use super::state;
-use crate::tournament::{Format, GameSpec, Knockout, Standings, schedule};
+use crate::tournament::{Format, GameSpec, Knockout, Standings, schedule_seeded};
 
 /// The games waiting to begin, and whether more will come (a Swiss event's next round, a
 /// knockout's next games).
@@ -54,8 +54,9 @@ pub fn scheduled_games(cfg: &ServeConfig) -> usize {
 /// The games `cfg`'s schedule fixes before any result: every game of a round robin or
 /// a gauntlet; none of a Swiss or a knockout, which the results pair.
 pub(super) fn fixed_schedule(cfg: &ServeConfig) -> Vec<GameSpec> {
-    let mut games = schedule(
+    let mut games = schedule_seeded(
         cfg.players.len(),
+        cfg.seeds as usize,
         cfg.format,
         cfg.rounds,
         cfg.games,

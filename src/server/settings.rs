@@ -49,6 +49,10 @@ pub struct ServeConfig {
     /// was given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub srand: Option<u64>,
+    /// A gauntlet's players that meet all the others (fastchess's and cutechess-cli's
+    /// `-seeds`; 1, the first player, for argus serve's gauntlet).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub seeds: u32,
     /// Who has White in each game of a round robin's or a gauntlet's pairings (argus's
     /// alternation unless another program's command line asked otherwise).
     #[serde(default, skip_serializing_if = "Colours::is_alternate")]
@@ -108,6 +112,14 @@ pub struct StandbySettings {
     /// The key's file (`--standby-key`), absolute; the key itself is never recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<PathBuf>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 fn two() -> u32 {

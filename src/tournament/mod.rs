@@ -183,9 +183,26 @@ pub fn schedule(
     openings: usize,
     repeat: u32,
 ) -> Vec<GameSpec> {
+    schedule_seeded(players, 1, format, rounds, games, openings, repeat)
+}
+
+/// [`schedule`], a gauntlet's first `seeds` players each meeting all the others
+/// (fastchess's and cutechess-cli's `-seeds`; 1 is [`schedule`]'s).
+pub fn schedule_seeded(
+    players: usize,
+    seeds: usize,
+    format: Format,
+    rounds: u32,
+    games: u32,
+    openings: usize,
+    repeat: u32,
+) -> Vec<GameSpec> {
+    let seeds = seeds.clamp(1, players.max(1));
     let pairings = match format {
         Format::RoundRobin => circle_pairings(players),
-        Format::Gauntlet => (1..players).map(|other| (0, other)).collect(),
+        Format::Gauntlet => (0..seeds)
+            .flat_map(|seed| (seeds..players).map(move |other| (seed, other)))
+            .collect(),
         // A Swiss round is paired from the results before it: see [`swiss_games`].
         Format::Swiss => return Vec::new(),
         // A knockout's rounds come from the results too: see [`Knockout`].
@@ -272,6 +289,21 @@ fn circle_pairings(n: usize) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gauntlet_of_two_seeds_meets_every_other_player() {
+        let games = schedule_seeded(5, 2, Format::Gauntlet, 1, 2, 0, 2);
+        let pairs: Vec<(usize, usize)> = games
+            .iter()
+            .step_by(2)
+            .map(|g| (g.white.min(g.black), g.white.max(g.black)))
+            .collect();
+        assert_eq!(pairs, [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)]);
+        assert_eq!(
+            schedule_seeded(4, 1, Format::Gauntlet, 1, 2, 0, 2).len(),
+            schedule(4, Format::Gauntlet, 1, 2, 0, 2).len()
+        );
+    }
 
     #[test]
     fn other_programs_colours_follow_the_game_numbers() {

@@ -31,6 +31,15 @@ pub(super) fn fixed2(x: f64) -> String {
     }
 }
 
+/// A number with one decimal, `nan` and `inf` as a C++ stream prints them.
+fn one_decimal(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        fixed2(x)
+    }
+}
+
 /// The score of `p` as an Elo difference: `-400 log10(1/p - 1)`.
 pub(super) fn elo_of(score: f64) -> f64 {
     -400.0 * (1.0 / score - 1.0).log10()
@@ -107,6 +116,21 @@ impl Stats {
 
     /// `Elo: x +/- y, nElo: x +/- y` and `LOS: p %`, by pairs or by games.
     pub(super) fn elo_lines(&self, penta: bool) -> (String, String) {
+        let e = self.elo(penta);
+        (
+            format!(
+                "Elo: {} +/- {}, nElo: {} +/- {}",
+                fixed2(e.diff),
+                fixed2(e.error),
+                fixed2(e.nelo),
+                fixed2(e.nelo_error)
+            ),
+            format!("LOS: {} %", fixed2(e.los * 100.0)),
+        )
+    }
+
+    /// fastchess's Elo of these games, by pairs or by games.
+    fn elo(&self, penta: bool) -> Elo {
         let (n, score, variance, nelo_scale) = if penta {
             let n = f64::from(self.pairs());
             let share = |c: u32| f64::from(c) / n;
@@ -138,17 +162,51 @@ impl Stats {
         let error = (elo_of(upper) - elo_of(lower)) / 2.0;
         let nelo_error = (nelo(upper) - nelo(lower)) / 2.0;
         let los = (1.0 - erf(-(score - 0.5) / (2.0 * per).sqrt())) / 2.0;
-        (
-            format!(
-                "Elo: {} +/- {}, nElo: {} +/- {}",
-                fixed2(diff),
-                fixed2(error),
-                fixed2(nelo(score)),
-                fixed2(nelo_error)
-            ),
-            format!("LOS: {} %", fixed2(los * 100.0)),
-        )
+        Elo {
+            diff,
+            error,
+            nelo: nelo(score),
+            nelo_error,
+            los,
+        }
     }
+
+    /// The same games from the other engine's side.
+    fn reversed(&self) -> Stats {
+        Stats {
+            wins: self.losses,
+            losses: self.wins,
+            draws: self.draws,
+            ll: self.ww,
+            ld: self.wd,
+            wl: self.wl,
+            dd: self.dd,
+            wd: self.ld,
+            ww: self.ll,
+        }
+    }
+
+    /// These games and `other`'s together.
+    fn add(&mut self, other: &Stats) {
+        self.wins += other.wins;
+        self.losses += other.losses;
+        self.draws += other.draws;
+        self.ll += other.ll;
+        self.ld += other.ld;
+        self.wl += other.wl;
+        self.dd += other.dd;
+        self.wd += other.wd;
+        self.ww += other.ww;
+    }
+}
+
+/// fastchess's Elo figures.
+struct Elo {
+    diff: f64,
+    error: f64,
+    nelo: f64,
+    nelo_error: f64,
+    los: f64,
 }
 
 /// fastchess's reason for how a game ended.
@@ -501,8 +559,81 @@ impl FastchessLines {
         }
     }
 
+    /// fastchess's table of more than two engines: each engine's games against all the
+    /// others, by Elo.
+    fn table(&self) -> String {
+        let penta = self.output.penta;
+        let mut rows: Vec<(usize, Stats, Elo)> = (0..self.names.len())
+            .map(|i| {
+                let mut all = Stats::default();
+                for (&(a, b), p) in &self.pairings {
+                    if a == i {
+                        all.add(&p.stats);
+                    } else if b == i {
+                        all.add(&p.stats.reversed());
+                    }
+                }
+                let elo = all.elo(penta);
+                (i, all, elo)
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            let (x, y) = (a.2.diff, b.2.diff);
+            if x.is_nan() && !y.is_nan() {
+                std::cmp::Ordering::Greater
+            } else {
+                y.partial_cmp(&x).unwrap_or(std::cmp::Ordering::Equal)
+            }
+        });
+        let width = self
+            .names
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(0)
+            .max(25);
+        let mut out = format!(
+            "{:<4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>20}\n",
+            "Rank", "Name", "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw", "Ptnml(0-2)"
+        );
+        for (rank, (i, stats, elo)) in rows.iter().enumerate() {
+            let games = stats.games();
+            let draws = if penta {
+                f64::from(stats.wl + stats.dd) / f64::from(stats.pairs()) * 100.0
+            } else {
+                f64::from(stats.draws) / f64::from(games) * 100.0
+            };
+            let p = stats.penta();
+            let ptnml = if penta {
+                format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4])
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "{:>4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}% {:>9}% {:>20}\n",
+                rank + 1,
+                self.names[*i],
+                fixed2(elo.diff),
+                fixed2(elo.error),
+                fixed2(elo.nelo),
+                fixed2(elo.nelo_error),
+                games,
+                one_decimal(stats.points() / f64::from(games) * 100.0),
+                one_decimal(draws),
+                ptnml
+            ));
+        }
+        out
+    }
+
     /// The results block of engines `first` and `second`, with the SPRT's line.
     fn results(&self, first: usize, second: usize, sprt: Option<&Sprt>) {
+        if self.names.len() > 2 {
+            // More than two engines: fastchess prints its table of all of them.
+            let dash = "-".repeat(50);
+            print!("{dash}\n{}{dash}\n", self.table());
+            return;
+        }
         let stats = self
             .pairings
             .get(&(first, second))

@@ -50,8 +50,11 @@ fn refused(args: &MatchArgs) -> Result<()> {
     if args.show_latency {
         return not_yet("-show-latency", "the latency report");
     }
-    if args.seeds != 1 {
-        return not_yet("-seeds", "a gauntlet of more than one seed");
+    if args.seeds as usize >= args.engines.len() && args.tournament == Tournament::Gauntlet {
+        return Err(refuse(
+            "-seeds",
+            "a gauntlet needs fewer seeds than engines, so that the seeds have opponents",
+        ));
     }
     if args.sprt.is_some() && args.output == OutputFormat::Cutechess {
         return not_yet(
@@ -267,6 +270,12 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         openings_from,
         repeat,
         srand,
+        // fastchess and cutechess-cli take no notice of -seeds but in a gauntlet.
+        seeds: if format == Format::Gauntlet {
+            args.seeds.max(1)
+        } else {
+            1
+        },
         // The first engine of a pair White in its odd games, as both programs play them.
         colours: match (args.noswap, args.reverse) {
             (false, false) => Colours::FirstWhiteInOdd,
@@ -534,7 +543,7 @@ mod tests {
             ("-tb /x", "-tb: "),
             ("-use-affinity", "-use-affinity: "),
             ("-show-latency", "-show-latency: "),
-            ("-seeds 2", "-seeds: "),
+            ("-seeds 2 -tournament gauntlet", "-seeds: "),
             ("-pgnout file=x nodes=true", "-pgnout nodes=true: "),
             ("-pgnout file=x notation=uci", "-pgnout notation=uci: "),
             ("-pgnout file=x match_line=abc", "-pgnout match_line=: "),

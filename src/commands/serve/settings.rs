@@ -108,6 +108,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         openings_from,
         repeat: args.repeat,
         srand,
+        seeds: 1,
         colours: Colours::Alternate,
         time_control: args.tc.clone(),
         draw_rule: args.draw_rule.into(),
