@@ -115,6 +115,8 @@ struct Thinking {
     held: Option<[String; 2]>,
     /// With the PV checks: the game's history and the search's `info` lines with a PV.
     checked: Option<(Vec<u64>, Vec<String>)>,
+    /// When `go` was sent.
+    started: Instant,
 }
 
 impl UciEngine {
@@ -267,6 +269,7 @@ impl UciEngine {
                 self.unready = false;
                 thinking.held = None;
                 thinking.deadline = deadline_after(thinking.allowance);
+                thinking.started = Instant::now();
                 if let Err(e) = sent {
                     self.thinking = None;
                     return Some(Err(e));
@@ -283,6 +286,18 @@ impl UciEngine {
                     thinking.as_ref().and_then(|t| t.checked.as_ref()),
                 ) {
                     report_pvs(check, turn, keys, infos, &self.position.line, best);
+                    if check.latency
+                        && let Some(t) = &thinking
+                    {
+                        let elapsed = t.started.elapsed().as_millis();
+                        let reported = pv_check::reported_time(infos).unwrap_or(0);
+                        log::info!(
+                            target: pv_check::LATENCY_TARGET,
+                            "Engine {} latency: {}ms (elapsed: {elapsed}, reported: {reported})",
+                            check.name,
+                            elapsed as i128 - i128::from(reported)
+                        );
+                    }
                 }
                 let search = thinking.map(|t| t.search).unwrap_or_default();
                 let mv = best
@@ -469,6 +484,7 @@ impl Engine for UciEngine {
                 .pv_check
                 .is_some()
                 .then(|| (pv_check::history(turn), Vec::new())),
+            started: Instant::now(),
         };
         #[cfg(unix)]
         if self.unready {

@@ -27,6 +27,23 @@ pub struct PvCheck {
     /// The parts of a finding are joined by ` :: ` (fastchess's `-testEnv`) rather than
     /// put on lines of their own.
     pub one_line: bool,
+    /// Each move's latency logged (fastchess's `-show-latency`): the time its search
+    /// took as measured here less what the engine said it took, at level info to
+    /// [`LATENCY_TARGET`].
+    #[serde(default)]
+    pub latency: bool,
+}
+
+/// The log target of the latency lines.
+pub const LATENCY_TARGET: &str = "argus::engine_latency";
+
+/// The `time` (milliseconds) of the last `info` line that says one.
+pub(super) fn reported_time(infos: &[String]) -> Option<u64> {
+    infos.iter().rev().find_map(|line| {
+        let mut words = line.split_whitespace();
+        words.find(|w| *w == "time")?;
+        words.next()?.parse().ok()
+    })
 }
 
 /// The Zobrist keys of the positions of a turn's game from the last irreversible move
@@ -183,6 +200,7 @@ mod tests {
             name: "E".into(),
             mates,
             one_line: true,
+            latency: false,
         }
     }
 

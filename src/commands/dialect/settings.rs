@@ -47,9 +47,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
     if args.affinity.is_some() {
         return not_yet("-use-affinity", "pinning engines to cores");
     }
-    if args.show_latency {
-        return not_yet("-show-latency", "the latency report");
-    }
     if args.seeds as usize >= args.engines.len() && args.tournament == Tournament::Gauntlet {
         return Err(refuse(
             "-seeds",
@@ -181,6 +178,7 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
                         name: spec.name.clone(),
                         mates: args.check_mate_pvs,
                         one_line: args.test_env,
+                        latency: args.show_latency,
                     });
                 }
                 Entrant::Engine(spec)
@@ -505,7 +503,7 @@ mod tests {
     fn what_argus_does_is_not_refused() {
         for extra in [
             "-startup-ms 5000 -ucinewgame-ms 100 -ping-ms 100",
-            "-noswap -reverse",
+            "-noswap -reverse -show-latency",
             "-log file=x.log engine=true level=trace",
             "-autosaveinterval 5 -config outname=saved.json",
             "-output format=cutechess -scoreinterval 2",
@@ -542,7 +540,6 @@ mod tests {
             ),
             ("-tb /x", "-tb: "),
             ("-use-affinity", "-use-affinity: "),
-            ("-show-latency", "-show-latency: "),
             ("-seeds 2 -tournament gauntlet", "-seeds: "),
             ("-pgnout file=x nodes=true", "-pgnout nodes=true: "),
             ("-pgnout file=x notation=uci", "-pgnout notation=uci: "),
