@@ -148,12 +148,13 @@ impl UciEngine {
         limit: Option<Limit>,
         timeouts: UciTimeouts,
     ) -> Result<UciEngine, EngineError> {
-        UciEngine::start_in(command, None, &[], options, limit, timeouts)
+        UciEngine::start_in(command, None, &[], options, limit, timeouts, None)
     }
 
     /// As [`UciEngine::start_with`], the engine working in `dir` when given (as
     /// [`EngineProcess::spawn_in`] starts it), and sent the lines of `init` as it starts,
-    /// before `uci`.
+    /// before `uci`; with `check`, its options and every search's PVs are checked as
+    /// fastchess checks them ([`pv_check`]).
     ///
     /// # Errors
     ///
@@ -165,6 +166,7 @@ impl UciEngine {
         options: &[(String, String)],
         limit: Option<Limit>,
         timeouts: UciTimeouts,
+        check: Option<pv_check::PvCheck>,
     ) -> Result<UciEngine, EngineError> {
         let mut engine = UciEngine {
             command: command.to_string(),
@@ -179,16 +181,10 @@ impl UciEngine {
             position: PositionCommand::default(),
             thinking: None,
             unready: false,
-            pv_check: None,
+            pv_check: check,
         };
         engine.launch()?;
         Ok(engine)
-    }
-
-    /// Checks every search's PVs as fastchess does, and reports what it finds under
-    /// `check`'s name ([`pv_check`]).
-    pub fn check_pvs(&mut self, check: pv_check::PvCheck) {
-        self.pv_check = Some(check);
     }
 
     /// Spawns the engine and shakes hands with it.
@@ -202,17 +198,21 @@ impl UciEngine {
         if let Some(stop) = &self.stop {
             process.watch(stop);
         }
-        let name = handshake(&mut process, &self.options, self.timeouts.handshake).map_err(
-            |e| match e {
-                EngineError::Interrupted => EngineError::Interrupted,
-                EngineError::Failed(reason)
-                | EngineError::Timeout(reason)
-                | EngineError::Start { reason, .. } => EngineError::Start {
-                    command: self.command.clone(),
-                    reason,
-                },
+        let name = handshake(
+            &mut process,
+            &self.options,
+            self.timeouts.handshake,
+            self.pv_check.as_ref(),
+        )
+        .map_err(|e| match e {
+            EngineError::Interrupted => EngineError::Interrupted,
+            EngineError::Failed(reason)
+            | EngineError::Timeout(reason)
+            | EngineError::Start { reason, .. } => EngineError::Start {
+                command: self.command.clone(),
+                reason,
             },
-        )?;
+        })?;
         if let Some(name) = name {
             self.name = name;
         }
@@ -321,8 +321,9 @@ impl UciEngine {
             }
             Some("info") => {
                 thinking.search.update(line);
+                // fastchess keeps the lines with a score, with a PV or not.
                 if let Some((_, infos)) = &mut thinking.checked
-                    && line.contains(" pv ")
+                    && line.contains(" score ")
                 {
                     infos.push(line.to_string());
                 }
@@ -374,10 +375,12 @@ fn handshake(
     process: &mut EngineProcess,
     options: &[(String, String)],
     wait: Duration,
+    check: Option<&pv_check::PvCheck>,
 ) -> Result<Option<String>, EngineError> {
     process.send("uci")?;
     let deadline = deadline_after(wait);
     let mut name = None;
+    let mut declared = Vec::new();
     process.recv_until(deadline, |line| {
         let mut words = line.split_whitespace();
         match (words.next(), words.next()) {
@@ -388,12 +391,29 @@ fn handshake(
                 }
                 false
             }
+            (Some("option"), _) => {
+                if check.is_some() {
+                    declared.extend(pv_check::declared(line));
+                }
+                false
+            }
             (Some("uciok"), _) => true,
             _ => false,
         }
     })?;
-    for (option, value) in options {
-        if value.is_empty() {
+    // fastchess sets Threads first, and only what the engine declares, as it allows.
+    let mut ordered: Vec<&(String, String)> = options.iter().collect();
+    if check.is_some() {
+        ordered.sort_by_key(|(option, _)| option != "Threads");
+    }
+    for (option, value) in ordered {
+        if let Some(check) = check {
+            match pv_check::setoption(check, &declared, option, value) {
+                Ok(Some(line)) => process.send(&line)?,
+                Ok(None) => {}
+                Err(finding) => log::warn!(target: pv_check::TARGET, "{finding}"),
+            }
+        } else if value.is_empty() {
             process.send(&format!("setoption name {option}"))?;
         } else {
             process.send(&format!("setoption name {option} value {value}"))?;

@@ -232,18 +232,15 @@ impl EngineSpec {
                     timeouts.new_game = Duration::from_millis(w.new_game_ms);
                     timeouts.ping = Duration::from_millis(w.ping_ms);
                 }
-                let mut engine = UciEngine::start_in(
+                Box::new(UciEngine::start_in(
                     &self.command,
                     self.dir.as_deref(),
                     &self.init,
                     &self.options,
                     self.limit,
                     timeouts,
-                )?;
-                if let Some(check) = &self.pv_check {
-                    engine.check_pvs(check.clone());
-                }
-                Box::new(engine)
+                    self.pv_check.clone(),
+                )?)
             }
             Proto::Xboard => Box::new(XboardEngine::start_in(
                 &self.command,
@@ -278,6 +275,11 @@ pub fn check_engines(specs: &[&EngineSpec]) -> Result<(), Vec<String>> {
             .iter()
             .filter(|spec| spec.proto != Proto::Random)
             .map(|spec| {
+                // Started to be checked, not to play: its findings come when it plays.
+                let spec = EngineSpec {
+                    pv_check: None,
+                    ..(*spec).clone()
+                };
                 scope.spawn(move || match spec.start(0) {
                     Ok(mut engine) => {
                         engine.quit();

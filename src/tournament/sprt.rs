@@ -206,7 +206,10 @@ fn most_likely_with_t(observed: &[f64; 5], t: f64) -> [f64; 5] {
                 (lo.min(x), hi.max(x))
             });
         if !(u < 0.0 && v > 0.0) {
-            break;
+            // No distribution near the pairs has that t-value (a far hypothesis): the
+            // likelihood is not defined, and the LLR is NaN, as fastchess's is; no
+            // bound is reached.
+            return [f64::NAN; 5];
         }
         let f = |x: f64| -> f64 {
             (0..5)
@@ -418,6 +421,23 @@ mod tests {
                 "{penta:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_normalized_hypothesis_too_far_from_the_pairs_decides_nothing() {
+        // fastchess prints `LLR: -nan` for these and never stops.
+        let mut test = Sprt::new(SprtConfig {
+            elo0: 100.0,
+            elo1: 300.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: SprtModel::Normalized,
+        });
+        for half in [1, 1, 2, 2, 2, 2, 3] {
+            test.record_pair(half);
+        }
+        assert!(test.llr().is_nan());
+        assert_eq!(test.decision(), SprtDecision::Continue);
     }
 
     #[test]

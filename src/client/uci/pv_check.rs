@@ -34,6 +34,77 @@ pub struct PvCheck {
     pub latency: bool,
 }
 
+/// An option an engine declares (`option name N type T [default D] [min A] [max B]
+/// [var V]...`), as far as fastchess checks a value against it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Declared {
+    name: String,
+    kind: String,
+    min: Option<i64>,
+    max: Option<i64>,
+    vars: Vec<String>,
+}
+
+/// The option an `option` line declares.
+pub(super) fn declared(line: &str) -> Option<Declared> {
+    let rest = line.trim().strip_prefix("option name ")?;
+    let (name, rest) = rest.split_once(" type ")?;
+    let mut words = rest.split_whitespace();
+    let kind = words.next()?.to_string();
+    let mut out = Declared {
+        name: name.trim().to_string(),
+        kind,
+        min: None,
+        max: None,
+        vars: Vec::new(),
+    };
+    let rest: Vec<&str> = words.collect();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            "min" => out.min = rest.get(i + 1).and_then(|v| v.parse().ok()),
+            "max" => out.max = rest.get(i + 1).and_then(|v| v.parse().ok()),
+            "var" => out.vars.extend(rest.get(i + 1).map(|v| (*v).to_string())),
+            _ => {}
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// What is sent for option `name` set to `value` under fastchess's rules, or the
+/// finding when it is not sent: an option the engine does not declare, a value its
+/// declaration does not allow; a button only when the value is `true`.
+pub(super) fn setoption(
+    check: &PvCheck,
+    options: &[Declared],
+    name: &str,
+    value: &str,
+) -> Result<Option<String>, String> {
+    let Some(option) = options.iter().find(|o| o.name.eq_ignore_ascii_case(name)) else {
+        return Err(format!(
+            "Warning; {} doesn't have option {name}",
+            check.name
+        ));
+    };
+    let valid = match option.kind.as_str() {
+        "spin" => value.parse::<i64>().is_ok_and(|v| {
+            option.min.is_none_or(|min| v >= min) && option.max.is_none_or(|max| v <= max)
+        }),
+        "check" => value == "true" || value == "false",
+        "combo" => option.vars.iter().any(|v| v == value),
+        _ => true,
+    };
+    if !valid {
+        return Err(format!("Warning; Invalid value for option {name}; {value}"));
+    }
+    Ok(match option.kind.as_str() {
+        "button" if value == "true" => Some(format!("setoption name {name}")),
+        "button" => None,
+        _ => Some(format!("setoption name {name} value {value}")),
+    })
+}
+
 /// The log target of the latency lines.
 pub const LATENCY_TARGET: &str = "argus::engine_latency";
 
@@ -165,8 +236,9 @@ pub(super) fn check_info(
     Some(warning + &context(check, info, position_command))
 }
 
-/// The finding when `best` is not the first move of the last PV of the search (its
-/// last `info` line with a PV, of `multipv 1` or none, not a bound).
+/// The finding when `best` is not the first move of the last PV of the search: its last
+/// `info` line with a score (of `multipv 1` or none), when that line has a PV and is not
+/// a bound.
 pub(super) fn check_bestmove(
     check: &PvCheck,
     infos: &[String],
@@ -293,6 +365,42 @@ mod tests {
     }
 
     #[test]
+    fn options_are_checked_against_the_engines_declarations() {
+        let options: Vec<Declared> = [
+            "option name Hash type spin default 16 min 1 max 33554432",
+            "option name Ponder type check default false",
+            "option name Clear Hash type button",
+            "option name Style type combo default Normal var Solid var Normal var Risky",
+            "option name EvalFile type string default nn.nnue",
+        ]
+        .iter()
+        .filter_map(|l| declared(l))
+        .collect();
+        let c = check(false);
+        let set = |n: &str, v: &str| setoption(&c, &options, n, v);
+        assert_eq!(
+            set("Hash", "64").unwrap().as_deref(),
+            Some("setoption name Hash value 64")
+        );
+        assert_eq!(
+            set("Hash", "0").unwrap_err(),
+            "Warning; Invalid value for option Hash; 0"
+        );
+        assert_eq!(
+            set("Threads", "1").unwrap_err(),
+            "Warning; E doesn't have option Threads"
+        );
+        assert!(set("Ponder", "maybe").is_err());
+        assert_eq!(
+            set("Clear Hash", "true").unwrap().as_deref(),
+            Some("setoption name Clear Hash")
+        );
+        assert_eq!(set("Clear Hash", "false").unwrap(), None);
+        assert!(set("Style", "Risky").is_ok() && set("Style", "Wild").is_err());
+        assert!(set("EvalFile", "x.nnue").is_ok());
+    }
+
+    #[test]
     fn bestmove_must_begin_the_last_pv() {
         let infos = vec![
             "info depth 1 score cp 10 pv d2d4".to_string(),
@@ -300,6 +408,13 @@ mod tests {
         ];
         assert_eq!(
             check_bestmove(&check(false), &infos, "position startpos", "e2e4"),
+            None
+        );
+        // A last score line without a PV says nothing of the bestmove, as in fastchess.
+        let mut without = infos.clone();
+        without.push("info depth 3 score cp 12 nodes 100".to_string());
+        assert_eq!(
+            check_bestmove(&check(false), &without, "position startpos", "d2d4"),
             None
         );
         assert_eq!(

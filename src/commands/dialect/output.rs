@@ -23,7 +23,7 @@ use super::settings::{Output, Style};
 /// writes them (a NaN from 0/0 carries the sign bit there: `-nan`).
 pub(super) fn fixed2(x: f64) -> String {
     if x.is_nan() {
-        "-nan".to_string()
+        if x.is_sign_negative() { "-nan" } else { "nan" }.to_string()
     } else if x.is_infinite() {
         if x > 0.0 { "inf" } else { "-inf" }.to_string()
     } else {
@@ -685,10 +685,14 @@ impl FastchessLines {
             let (low, high) = sprt.bounds();
             let fraction = if llr >= 0.0 { llr / high } else { -llr / low };
             let (elo0, elo1) = sprt.elos();
+            let percent = if fraction.is_nan() {
+                "nan".to_string()
+            } else {
+                format!("{:.1}", fraction * 100.0)
+            };
             text.push_str(&format!(
-                "LLR: {:.2} ({:.1}%) ({:.2}, {:.2}) [{elo0:.2}, {elo1:.2}]\n",
-                llr,
-                fraction * 100.0,
+                "LLR: {} ({percent}%) ({:.2}, {:.2}) [{elo0:.2}, {elo1:.2}]\n",
+                fixed2(llr),
                 low,
                 high
             ));
@@ -775,7 +779,16 @@ mod tests {
 
     #[test]
     fn nan_and_inf_print_as_a_cpp_stream_prints_them() {
-        assert_eq!(fixed2(f64::NAN), "-nan");
+        // 0/0 on x86 is the negative NaN, log10 of a negative number the positive one:
+        // C++ writes them -nan and nan, as fastchess's output shows.
+        let (zero, minus) = (
+            std::hint::black_box(0.0_f64),
+            std::hint::black_box(-1.0_f64),
+        );
+        assert_eq!(fixed2(zero / zero).trim_start_matches('-'), "nan");
+        assert_eq!(fixed2(-f64::NAN.abs()), "-nan");
+        assert_eq!(fixed2(f64::NAN.abs()), "nan");
+        assert_eq!(fixed2(minus.log10()), "nan");
         assert_eq!(fixed2(f64::INFINITY), "inf");
         assert_eq!(fixed2(-0.0), "-0.00");
         assert_eq!(fixed2(12.345), "12.35");

@@ -201,6 +201,7 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
                 &o.words,
                 args.srand,
                 openings_used(args.rounds, args.games, repeat),
+                true,
             )?
         }
         None => {

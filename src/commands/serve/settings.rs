@@ -164,16 +164,20 @@ fn serve_openings(args: &ServeArgs) -> Result<(Vec<Opening>, Option<OpeningsSpec
         &args.openings,
         args.srand,
         openings_used(args.rounds, args.games, args.repeat),
+        false,
     )
 }
 
 /// The openings the words of `--openings` (or fastchess's `-openings`) name, the first
 /// `keep` in the order the encounters take them (order=random shuffled by `srand`, or by
-/// a seed drawn now); the words read; the seed.
+/// a seed drawn now); the words read; the seed. With `wrap`, a `start=` past the book's
+/// end goes round it again, as fastchess and cutechess-cli take it (fishtest's workers
+/// give ever larger ones); otherwise it is refused.
 pub(crate) fn openings_of(
     words: &[String],
     srand: Option<u64>,
     keep: usize,
+    wrap: bool,
 ) -> Result<(Vec<Opening>, Option<OpeningsSpec>, Option<u64>)> {
     if words.is_empty() {
         return Ok((Vec::new(), None, srand));
@@ -185,8 +189,13 @@ pub(crate) fn openings_of(
         Order::Random => Some(srand.unwrap_or_else(|| u64::from(fastrand::u32(..)))),
         Order::Sequential => srand,
     };
-    let openings = arrange(book, spec.order, spec.start, seed.unwrap_or(0), keep)
-        .map_err(anyhow::Error::msg)?;
+    let start = if wrap && !book.is_empty() {
+        (spec.start.max(1) - 1) % u32::try_from(book.len()).unwrap_or(u32::MAX) + 1
+    } else {
+        spec.start
+    };
+    let openings =
+        arrange(book, spec.order, start, seed.unwrap_or(0), keep).map_err(anyhow::Error::msg)?;
     Ok((openings, Some(spec), seed))
 }
 
