@@ -337,9 +337,9 @@ pub fn tc_limits(text: &str) -> Result<TcLimits, String> {
         if !secs.is_finite() || secs < 0.0 {
             return Err(bad());
         }
-        // Rounded to the millisecond (fastchess truncates 2.0009 to 2000; a time given
-        // to the millisecond is read alike either way).
-        Ok((secs * 1000.0).round() as u64)
+        // Cut to the millisecond below, as fastchess does: `1.001` is 1000 ms there,
+        // the float being just under 1001.
+        Ok((secs * 1000.0) as u64)
     };
     let mut rest = text;
     if let Some((moves, after)) = rest.split_once('/') {

@@ -113,6 +113,9 @@ fn time_controls_read_as_fastchess_reads_them() {
     assert_eq!(pgn("40/1:30+1").as_deref(), Some("40/90+1"));
     assert_eq!(pgn("0:05").as_deref(), Some("5"));
     assert_eq!(pgn("inf"), None);
+    // As fastchess reads them, cut to the millisecond below.
+    assert_eq!(tc_limits("1.001").unwrap().time_ms, 1000);
+    assert_eq!(tc_limits("2.002+0.020").unwrap().time_ms, 2001);
     assert_eq!(pgn("inf/10").as_deref(), Some("10"));
     assert!(tc_limits("hg5").is_err());
     assert!(tc_limits("fast").is_err());

@@ -110,6 +110,10 @@ pub(crate) fn dialect_cmd(dialect: Dialect, words: &[String]) -> Result<ExitCode
             return Ok(ExitCode::FAILURE);
         }
     };
+    if let Err(e) = open_log(&args) {
+        say_error(dialect, &e);
+        return Ok(ExitCode::FAILURE);
+    }
     let config = ConfigWords::read(args.config.as_ref());
     if let Some(file) = config.resume_from() {
         return resume(dialect, &args, file, &config);
@@ -141,11 +145,27 @@ pub(crate) fn dialect_cmd(dialect: Dialect, words: &[String]) -> Result<ExitCode
     let lines = FastchessLines::new(names, output, server::scheduled_games(&cfg));
     let play = Play {
         dialect,
-        args: &args,
         folder: &dir,
         saved_at: saved_at.as_deref(),
+        came_from: None,
+        fresh: true,
     };
     play.run(server::Start::New(&cfg), lines)
+}
+
+/// fastchess's `-log`: argus's log to the file too, before anything is made.
+fn open_log(args: &MatchArgs) -> Result<(), String> {
+    let Some(log) = &args.log else {
+        return Ok(());
+    };
+    let level = match log.level.as_str() {
+        "trace" => log::LevelFilter::Trace,
+        "info" => log::LevelFilter::Info,
+        "warn" => log::LevelFilter::Warn,
+        _ => log::LevelFilter::Error,
+    };
+    crate::logging::to_file(&log.file, level, log.append, log.engine)
+        .map_err(|e| format!("-log file={}: {e}", log.file.display()))
 }
 
 /// `-config file=F`: the match saved in F goes on, its games finished before counted
@@ -186,12 +206,18 @@ fn resume(
             return Ok(ExitCode::FAILURE);
         }
     };
+    if let Err(e) = open_log(&original) {
+        say_error(dialect, &e);
+        return Ok(ExitCode::FAILURE);
+    }
     let cfg = server::event_settings(&saved.folder)?;
     let output = settings::output_of(&original)?;
     let names = cfg.players.iter().map(|p| p.name().to_string()).collect();
     let mut lines = FastchessLines::new(names, output, server::scheduled_games(&cfg));
-    if !config.no_stats {
-        for (game, result) in saved::finished_games(&saved.folder)? {
+    for (game, result) in saved::finished_games(&saved.folder)? {
+        if config.no_stats {
+            lines.skip();
+        } else {
             lines.seed(&game, result);
         }
     }
@@ -201,9 +227,10 @@ fn resume(
     }
     let play = Play {
         dialect,
-        args: &original,
         folder: &saved.folder,
         saved_at: Some(&saved_at),
+        came_from: (saved_at != file).then_some(file),
+        fresh: false,
     };
     play.run(server::Start::Resume(&saved.folder), lines)
 }
@@ -211,27 +238,25 @@ fn resume(
 /// A match to play: under whose command line, its folder, where it is saved.
 struct Play<'a> {
     dialect: Dialect,
-    args: &'a MatchArgs,
     folder: &'a Path,
     saved_at: Option<&'a Path>,
+    /// The file a resumed match came from, when it was saved elsewhere (`outname=`).
+    came_from: Option<&'a Path>,
+    /// A new match (not one gone on with).
+    fresh: bool,
 }
 
 impl Play<'_> {
+    /// Removes the files that name the match, once it is over or refused.
+    fn forget(&self) {
+        for path in [self.saved_at, self.came_from].into_iter().flatten() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
     /// Plays the match from `start`, printing `lines`, to its end or a stop.
     fn run(&self, start: server::Start<'_>, mut lines: FastchessLines) -> Result<ExitCode> {
         let (dialect, dir) = (self.dialect, self.folder);
-        if let Some(log) = &self.args.log {
-            let level = match log.level.as_str() {
-                "trace" => log::LevelFilter::Trace,
-                "info" => log::LevelFilter::Info,
-                "warn" => log::LevelFilter::Warn,
-                _ => log::LevelFilter::Error,
-            };
-            if let Err(e) = crate::logging::to_file(&log.file, level, log.append, log.engine) {
-                say_error(dialect, &format!("-log file={}: {e}", log.file.display()));
-                return Ok(ExitCode::FAILURE);
-            }
-        }
         ctrlc::set_handler(|| {
             if REQUESTS.stop() {
                 eprintln!("argus: interrupted again, exiting now");
@@ -257,7 +282,13 @@ impl Play<'_> {
             Ok(summary) => summary,
             Err(e) => {
                 say_error(dialect, &e.to_string());
-                eprintln!("argus: the match's files are in {}", dir.display());
+                if self.fresh {
+                    // Refused before its first game: nothing to go on with.
+                    let _ = std::fs::remove_dir_all(dir);
+                    self.forget();
+                } else {
+                    eprintln!("argus: the match's files are in {}", dir.display());
+                }
                 return Ok(ExitCode::FAILURE);
             }
         };
@@ -288,9 +319,7 @@ impl Play<'_> {
             if let Err(e) = std::fs::remove_dir_all(dir) {
                 eprintln!("argus: {}: {e}", dir.display());
             }
-            if let Some(path) = self.saved_at {
-                let _ = std::fs::remove_file(path);
-            }
+            self.forget();
         }
         Ok(
             if crashed || interrupted || summary.played < summary.scheduled && !summary.stopped {

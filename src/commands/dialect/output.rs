@@ -245,7 +245,9 @@ pub(super) fn reason(report: &GameReport) -> String {
         Termination::Abandoned if text.contains("is not a legal move") => {
             format!("{} makes an illegal move", culprit())
         }
-        Termination::Abandoned if text.contains("did not answer") => {
+        Termination::Abandoned
+            if text.contains("did not answer") || text.contains("gave no bestmove") =>
+        {
             format!("{}'s connection stalls", culprit())
         }
         Termination::Abandoned => format!("{} disconnects", culprit()),
@@ -492,6 +494,12 @@ impl FastchessLines {
         Some((first, second, print))
     }
 
+    /// Counts a game that finished before the match was stopped and resumed, without
+    /// its result (`-config ... stats=false`): the games to go still end with the results.
+    pub(super) fn skip(&mut self) {
+        self.finished += 1;
+    }
+
     /// Counts a game that finished before the match was stopped and resumed (the results
     /// go on from it, as fastchess's `-config` restores them), printing nothing.
     pub(super) fn seed(&mut self, g: &GameSpec, result: GameResult) {
@@ -544,7 +552,7 @@ impl FastchessLines {
             if self.names.len() == 2 {
                 println!("{}", fastchess_elo_line(&stats));
             } else {
-                println!("{}", ranking(&self.names, &self.colours));
+                print!("{}", self.table(false));
             }
         }
     }
@@ -560,8 +568,9 @@ impl FastchessLines {
     }
 
     /// fastchess's table of more than two engines: each engine's games against all the
-    /// others, by Elo.
-    fn table(&self) -> String {
+    /// others, by Elo; with the pentanomial counts' column for its own output, without
+    /// for its cutechess-style output.
+    fn table(&self, ptnml_column: bool) -> String {
         let penta = self.output.penta;
         let mut rows: Vec<(usize, Stats, Elo)> = (0..self.names.len())
             .map(|i| {
@@ -577,13 +586,10 @@ impl FastchessLines {
                 (i, all, elo)
             })
             .collect();
+        // Best Elo first, an engine without one (no game yet) last, as fastchess sorts.
         rows.sort_by(|a, b| {
             let (x, y) = (a.2.diff, b.2.diff);
-            if x.is_nan() && !y.is_nan() {
-                std::cmp::Ordering::Greater
-            } else {
-                y.partial_cmp(&x).unwrap_or(std::cmp::Ordering::Equal)
-            }
+            x.is_nan().cmp(&y.is_nan()).then(y.total_cmp(&x))
         });
         let width = self
             .names
@@ -593,9 +599,13 @@ impl FastchessLines {
             .unwrap_or(0)
             .max(25);
         let mut out = format!(
-            "{:<4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>20}\n",
-            "Rank", "Name", "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw", "Ptnml(0-2)"
+            "{:<4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "Rank", "Name", "Elo", "+/-", "nElo", "+/-", "Games", "Score", "Draw"
         );
+        if ptnml_column {
+            out.push_str(&format!(" {:>20}", "Ptnml(0-2)"));
+        }
+        out.push('\n');
         for (rank, (i, stats, elo)) in rows.iter().enumerate() {
             let games = stats.games();
             let draws = if penta {
@@ -610,7 +620,7 @@ impl FastchessLines {
                 String::new()
             };
             out.push_str(&format!(
-                "{:>4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}% {:>9}% {:>20}\n",
+                "{:>4} {:<width$} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}% {:>9}%",
                 rank + 1,
                 self.names[*i],
                 fixed2(elo.diff),
@@ -620,8 +630,11 @@ impl FastchessLines {
                 games,
                 one_decimal(stats.points() / f64::from(games) * 100.0),
                 one_decimal(draws),
-                ptnml
             ));
+            if ptnml_column {
+                out.push_str(&format!(" {ptnml:>20}"));
+            }
+            out.push('\n');
         }
         out
     }
@@ -631,7 +644,7 @@ impl FastchessLines {
         if self.names.len() > 2 {
             // More than two engines: fastchess prints its table of all of them.
             let dash = "-".repeat(50);
-            print!("{dash}\n{}{dash}\n", self.table());
+            print!("{dash}\n{}{dash}\n", self.table(true));
             return;
         }
         let stats = self
@@ -804,6 +817,48 @@ mod tests {
         assert_eq!(elo, "Elo: -0.00 +/- 0.00, nElo: -nan +/- -nan");
         assert_eq!(los, "LOS: -nan %");
         assert_eq!(stats.penta(), [0, 0, 1, 0, 0]);
+    }
+
+    fn output(penta: bool) -> Output {
+        Output {
+            style: Style::Fastchess,
+            score_interval: 1,
+            rating_interval: 0,
+            penta,
+            crc32_of: None,
+            crc32_name: String::new(),
+            recover: true,
+            sprt: false,
+            heading: String::new(),
+        }
+    }
+
+    fn spec(number: u32, white: usize, black: usize) -> GameSpec {
+        GameSpec {
+            number,
+            round: 1,
+            white,
+            black,
+            opening: None,
+            encounter: None,
+        }
+    }
+
+    #[test]
+    fn the_table_of_many_engines_puts_those_without_games_last() {
+        let names: Vec<String> = (0..30).map(|i| format!("E{i}")).collect();
+        let mut lines = FastchessLines::new(names, output(true), 100);
+        // E5 beats E3 twice; nobody else has played.
+        lines.seed(&spec(1, 5, 3), GameResult::WhiteWins);
+        lines.seed(&spec(2, 3, 5), GameResult::BlackWins);
+        let table = lines.table(true);
+        let rows: Vec<&str> = table.lines().skip(1).collect();
+        assert_eq!(rows.len(), 30);
+        assert!(rows[0].contains(" E5 "), "{table}");
+        assert!(rows[1].contains(" E3 "), "{table}");
+        assert!(rows[2..].iter().all(|r| r.contains("nan")), "{table}");
+        assert!(table.lines().next().unwrap().ends_with("Ptnml(0-2)"));
+        assert!(!lines.table(false).contains("Ptnml"));
     }
 
     #[test]

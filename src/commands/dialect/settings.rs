@@ -88,6 +88,40 @@ fn refused(args: &MatchArgs) -> Result<()> {
             "an SPRT other than the normalized and the logistic",
         );
     }
+    if args.sprt.is_some() && args.engines.len() != 2 {
+        return Err(refuse("-sprt", "an SPRT tests a match of two engines"));
+    }
+    if args.concurrency > 1024 {
+        return Err(refuse(
+            "-concurrency",
+            "argus plays at most 1,024 games at once",
+        ));
+    }
+    if let Some(e) = args
+        .engines
+        .iter()
+        .find(|e| e.st.is_some() && e.timemargin.is_some())
+    {
+        return Err(refuse(
+            &format!("-engine name={} st= timemargin=", e.name),
+            "argus searches a fixed time (go movetime) without a clock of its own, so that no overrun of it forfeits: a margin over it would change nothing",
+        ));
+    }
+    if args.tournament == Tournament::Knockout {
+        for (given, option) in [
+            (args.rounds != 1, "-rounds"),
+            (args.noswap, "-noswap"),
+            (args.reverse, "-reverse"),
+            (args.seeds != 1, "-seeds"),
+        ] {
+            if given {
+                return Err(refuse(
+                    &format!("{option} with -tournament knockout"),
+                    "argus's knockout seeds the players in their order and plays each match's games with the colours alternating",
+                ));
+            }
+        }
+    }
     if args.sprt.is_some() && !args.report_penta {
         return not_yet(
             "-sprt",
@@ -151,7 +185,7 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
     if concurrency < 1 {
         bail!("Error: a concurrency of {concurrency}: at least 1 game at once");
     }
-    let concurrency = usize::try_from(concurrency)?.min(1024);
+    let concurrency = usize::try_from(concurrency)?;
     let tcs: Vec<Option<TimeControl>> =
         args.engines.iter().map(engine_tc).collect::<Result<_>>()?;
     // One time control for all: the event's. Otherwise each engine has its own.
@@ -227,14 +261,18 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
                     }
                 })
                 .collect();
-            Some(ResignRule::parse(&words).map_err(|e| anyhow::anyhow!("-resign: {e}"))?)
+            Some(
+                ResignRule::parse(&words)
+                    .map_err(|e| anyhow::anyhow!("{}", e.replace("--resign", "-resign")))?,
+            )
         }
         None => None,
     };
     let draw = match &args.draw {
-        Some(words) => {
-            Some(DrawAdjudication::parse(words).map_err(|e| anyhow::anyhow!("-draw: {e}"))?)
-        }
+        Some(words) => Some(
+            DrawAdjudication::parse(words)
+                .map_err(|e| anyhow::anyhow!("{}", e.replace("--draw", "-draw")))?,
+        ),
         None => None,
     };
     let sprt = match &args.sprt {
@@ -244,7 +282,10 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
             if !words.iter().any(|w| w.starts_with("model=")) {
                 words.push("model=normalized".into());
             }
-            Some(SprtConfig::parse(&words).map_err(|e| anyhow::anyhow!("-sprt: {e}"))?)
+            Some(
+                SprtConfig::parse(&words)
+                    .map_err(|e| anyhow::anyhow!("{}", e.replace("--sprt", "-sprt")))?,
+            )
         }
         None => None,
     };
@@ -522,7 +563,7 @@ mod tests {
             .collect();
         assert!(fastchess::parse(&words).is_ok());
         let words: Vec<String> =
-            "-engine cmd=a proto=xboard tc=40/60 -engine cmd=b proto=uci st=1 -noswap -reverse -tournament knockout"
+            "-engine cmd=a proto=xboard tc=40/60 -engine cmd=b proto=uci st=1 -tournament knockout"
                 .split_whitespace()
                 .map(String::from)
                 .collect();
@@ -530,6 +571,19 @@ mod tests {
             panic!()
         };
         assert!(refused(&args).is_ok());
+        // cutechess-cli's knockout takes no round multiplier; argus's no colour rules.
+        for extra in ["-rounds 2", "-noswap", "-seeds 2"] {
+            let words: Vec<String> = format!(
+                "-engine cmd=a proto=uci tc=1 -engine cmd=b proto=uci tc=1 -engine cmd=c proto=uci tc=1 -tournament knockout {extra}"
+            )
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+            let Run::Match(args) = cutechess::parse(&words).unwrap() else {
+                panic!()
+            };
+            assert!(refused(&args).is_err(), "{extra}");
+        }
     }
 
     #[test]
@@ -550,6 +604,7 @@ mod tests {
                 "-sprt model=bayesian: ",
             ),
             ("-log file=x compress=true", "-log compress=true: "),
+            ("-concurrency 2000 -force-concurrency", "-concurrency: "),
         ] {
             let args = fastchess_args(&format!("{TWO} {extra}"));
             let e = refused(&args).unwrap_err().to_string();
