@@ -91,7 +91,8 @@ fn refused(args: &MatchArgs) -> Result<()> {
     if args.sprt.is_some() && args.engines.len() != 2 {
         return Err(refuse("-sprt", "an SPRT tests a match of two engines"));
     }
-    if args.concurrency > 1024 {
+    // Without -force-concurrency the machine's threads are the bound (fastchess's check).
+    if args.concurrency > 1024 && args.force_concurrency {
         return Err(refuse(
             "-concurrency",
             "argus plays at most 1,024 games at once",
