@@ -662,3 +662,31 @@ fn a_match_stopped_by_ctrl_c_goes_on_with_config_file() {
     let folder: serde_json::Value = serde_json::from_str(&saved).unwrap();
     assert!(!Path::new(folder["folder"].as_str().unwrap()).exists());
 }
+
+#[test]
+#[ignore = "needs stockfish"]
+fn the_guides_example_runs_as_it_stands() {
+    // docs/fastchess.md's first example: its `./fastchess` command, its lines joined.
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/fastchess.md"))
+            .unwrap();
+    let block = guide.split("```\n").nth(1).unwrap();
+    let command = block
+        .lines()
+        .skip_while(|l| !l.starts_with("./fastchess "))
+        .map(|l| l.trim_end_matches('\\').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let line = command.strip_prefix("./fastchess ").unwrap();
+    let worker = Worker::new();
+    let run = worker.run(line);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
+    assert!(
+        stdout.contains("Results of New vs Base (2+0.02, NULL, 16MB, book.epd):"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nFinished match\n"), "{stdout}");
+    let pgn = std::fs::read_to_string(worker.path().join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Result ").count(), 4);
+}
