@@ -97,7 +97,7 @@ pub struct UciEngine {
     thinking: Option<Thinking>,
     /// Sent `isready` ([`Engine::begin_new_game`]) and not yet heard `readyok`.
     unready: bool,
-    /// The checks of its PVs, when asked ([`UciEngine::check_pvs`]).
+    /// The checks of its options and PVs, when asked ([`UciEngine::start_in`]).
     pv_check: Option<pv_check::PvCheck>,
 }
 
