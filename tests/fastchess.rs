@@ -46,7 +46,17 @@ impl Worker {
     /// Runs `fastchess` with `line` split as a shell would (double quotes keep words
     /// together), in the worker's folder.
     fn run(&self, line: &str) -> Output {
-        Command::new(self.path().join("fastchess"))
+        self.run_as("fastchess", line)
+    }
+
+    /// Runs argus under the name `name` (a symlink made the first time) with `line`, in
+    /// the worker's folder.
+    fn run_as(&self, name: &str, line: &str) -> Output {
+        let exe = self.path().join(name);
+        if !exe.exists() {
+            std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_argus"), &exe).unwrap();
+        }
+        Command::new(exe)
             .args(shell_words(line))
             .current_dir(self.path())
             .output()
@@ -466,15 +476,7 @@ fn an_sprt_stops_the_match_at_its_bound_with_fastchesss_lines() {
 
 /// Runs argus under the name `cutechess-cli` with `line`, in the worker's folder.
 fn cutechess(worker: &Worker, line: &str) -> Output {
-    let exe = worker.path().join("cutechess-cli");
-    if !exe.exists() {
-        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_argus"), &exe).unwrap();
-    }
-    Command::new(exe)
-        .args(shell_words(line))
-        .current_dir(worker.path())
-        .output()
-        .unwrap()
+    worker.run_as("cutechess-cli", line)
 }
 
 #[test]

@@ -104,18 +104,23 @@ impl EngineProcess {
     /// Returns [`EngineError::Start`] when the command is empty, has an unmatched
     /// double quote, or cannot be run.
     pub fn spawn(command: &str) -> Result<EngineProcess, EngineError> {
-        EngineProcess::spawn_in(command, None)
+        EngineProcess::spawn_in(command, None, &[])
     }
 
     /// As [`EngineProcess::spawn`], the engine working in `dir` when given (fastchess's
     /// and cutechess-cli's `dir=`): a program named by a relative path, or by a bare
     /// name that is a file in `dir`, is the one in `dir`; a bare name that is not is
-    /// looked for on the `PATH`.
+    /// looked for on the `PATH`. The lines of `init` (each text's lines) are sent to it
+    /// as it starts (cutechess-cli's `initstr=`).
     ///
     /// # Errors
     ///
     /// As [`EngineProcess::spawn`].
-    pub fn spawn_in(command: &str, dir: Option<&Path>) -> Result<EngineProcess, EngineError> {
+    pub fn spawn_in(
+        command: &str,
+        dir: Option<&Path>,
+        init: &[String],
+    ) -> Result<EngineProcess, EngineError> {
         let start_err = |reason: String| EngineError::Start {
             command: command.to_string(),
             reason,
@@ -166,7 +171,7 @@ impl EngineProcess {
         };
         log::debug!("engine {pid} started: {command}");
         running().push(pid);
-        Ok(EngineProcess {
+        let mut process = EngineProcess {
             command: command.to_string(),
             child,
             stdin,
@@ -176,7 +181,11 @@ impl EngineProcess {
             stop: None,
             held: None,
             out: Vec::new(),
-        })
+        };
+        for line in init.iter().flat_map(|text| text.lines()) {
+            process.send(line)?;
+        }
+        Ok(process)
     }
 
     /// Ends every read (now and later) as soon as `stop` fires, with

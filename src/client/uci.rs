@@ -189,12 +189,7 @@ impl UciEngine {
 
     /// Spawns the engine and shakes hands with it.
     fn launch(&mut self) -> Result<(), EngineError> {
-        let mut process = EngineProcess::spawn_in(&self.command, self.dir.as_deref())?;
-        for text in &self.init {
-            for line in text.lines() {
-                process.send(line)?;
-            }
-        }
+        let mut process = EngineProcess::spawn_in(&self.command, self.dir.as_deref(), &self.init)?;
         if let Some(stop) = &self.stop {
             process.watch(stop);
         }

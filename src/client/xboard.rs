@@ -348,12 +348,7 @@ impl XboardEngine {
         timing: Timing,
         stop: Option<Stop>,
     ) -> Result<XboardEngine, EngineError> {
-        let mut process = EngineProcess::spawn_in(command, dir)?;
-        for text in init {
-            for line in text.lines() {
-                process.send(line)?;
-            }
-        }
+        let mut process = EngineProcess::spawn_in(command, dir, init)?;
         if let Some(stop) = &stop {
             process.watch(stop);
         }

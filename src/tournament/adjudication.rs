@@ -400,50 +400,32 @@ mod tests {
 
     #[test]
     fn a_capture_or_a_pawn_move_starts_the_draw_run_again() {
-        let mut adj = Adjudicator::new(rules(None, Some((1, 2, 10))));
-        // Three level plies, then a capture by White at move 3 (its own level score
-        // counts, as the first of a new run), then three more plies.
-        let mut verdict = None;
-        for (ply, zeroing) in [false, false, false, false, true, false, false, false]
-            .into_iter()
-            .enumerate()
-        {
-            let fullmove = ply as u32 / 2 + 1;
-            let color = if ply % 2 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            if let Some(v) = adj.after_move(fullmove, color, Some(0), zeroing) {
-                verdict = Some(ply);
-                assert_eq!(v.result, GameResult::Draw);
-                break;
-            }
-        }
-        // Four level plies by ply 3 (Black's second move) draw; without the reset the
-        // run would go on, with it the second run reaches four at ply 7.
-        assert_eq!(verdict, Some(3));
-        let mut adj = Adjudicator::new(rules(None, Some((1, 3, 10))));
-        let mut at = None;
-        for (ply, zeroing) in [
+        // Level scores every ply from move 1, with `zeroing` saying which plies were
+        // captures or pawn moves: the ply of the verdict.
+        let first_verdict = |movecount: u32, zeroing: &[bool]| {
+            let mut adj = Adjudicator::new(rules(None, Some((1, movecount, 10))));
+            zeroing.iter().enumerate().find_map(|(ply, &zeroing)| {
+                let color = if ply % 2 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                adj.after_move(ply as u32 / 2 + 1, color, Some(0), zeroing)
+                    .map(|v| (ply, v))
+            })
+        };
+        // Two moves each: four level plies, reached at ply 3 (Black's second move),
+        // before the capture at ply 4.
+        let (at, v) =
+            first_verdict(2, &[false, false, false, false, true, false, false, false]).unwrap();
+        assert_eq!(at, 3);
+        assert_eq!(v.result, GameResult::Draw);
+        // Three moves each: six plies in a row are needed, and the capture at ply 4
+        // starts the run again: plies 4 to 9.
+        let zeroing = [
             false, false, false, false, true, false, false, false, false, false,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let fullmove = ply as u32 / 2 + 1;
-            let color = if ply % 2 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            if adj.after_move(fullmove, color, Some(0), zeroing).is_some() {
-                at = Some(ply);
-                break;
-            }
-        }
-        // Six plies in a row are needed; the capture at ply 4 starts again: plies 4-9.
-        assert_eq!(at, Some(9));
+        ];
+        assert_eq!(first_verdict(3, &zeroing).map(|(at, _)| at), Some(9));
     }
 
     #[test]

@@ -150,14 +150,39 @@ fn expected_score(elo: f64) -> f64 {
 /// What a pentanomial bin counts before its first pair: fishtest's `regularize`.
 const EMPTY_BIN: f64 = 1e-3;
 
-/// The generalised log-likelihood ratio of `pentanomial` for `elo1` against `elo0`.
-fn llr(pentanomial: [u32; 5], elo0: f64, elo1: f64) -> f64 {
+/// The pairs of `pentanomial`, each empty bin counted as [`EMPTY_BIN`]: their number and
+/// their empirical distribution; None before the first pair.
+fn regularized(pentanomial: [u32; 5]) -> Option<(f64, [f64; 5])> {
     if pentanomial.iter().all(|&c| c == 0) {
-        return 0.0;
+        return None;
     }
     let counts = pentanomial.map(|c| if c == 0 { EMPTY_BIN } else { f64::from(c) });
     let n: f64 = counts.iter().sum();
-    let observed = counts.map(|c| c / n);
+    Some((n, counts.map(|c| c / n)))
+}
+
+/// The root of `f`, which falls from positive to negative between `low` and `high`, by
+/// bisection to the last representable step.
+fn falling_root(f: impl Fn(f64) -> f64, mut low: f64, mut high: f64) -> f64 {
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if mid <= low || mid >= high {
+            break;
+        }
+        if f(mid) > 0.0 {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    0.5 * (low + high)
+}
+
+/// The generalised log-likelihood ratio of `pentanomial` for `elo1` against `elo0`.
+fn llr(pentanomial: [u32; 5], elo0: f64, elo1: f64) -> f64 {
+    let Some((n, observed)) = regularized(pentanomial) else {
+        return 0.0;
+    };
     let p0 = most_likely_with_mean(&observed, expected_score(elo0));
     let p1 = most_likely_with_mean(&observed, expected_score(elo1));
     n * (0..5)
@@ -171,12 +196,9 @@ fn llr(pentanomial: [u32; 5], elo0: f64, elo1: f64) -> f64 {
 /// (Van den Bergh, "Comments on normalized Elo", section 4.1), found by iterating from
 /// the uniform distribution.
 fn llr_normalized(pentanomial: [u32; 5], nelo0: f64, nelo1: f64) -> f64 {
-    if pentanomial.iter().all(|&c| c == 0) {
+    let Some((n, observed)) = regularized(pentanomial) else {
         return 0.0;
-    }
-    let counts = pentanomial.map(|c| if c == 0 { EMPTY_BIN } else { f64::from(c) });
-    let n: f64 = counts.iter().sum();
-    let observed = counts.map(|c| c / n);
+    };
     let t = |nelo: f64| std::f64::consts::SQRT_2 * nelo / (800.0 / std::f64::consts::LN_10);
     let p0 = most_likely_with_t(&observed, t(nelo0));
     let p1 = most_likely_with_t(&observed, t(nelo1));
@@ -216,19 +238,7 @@ fn most_likely_with_t(observed: &[f64; 5], t: f64) -> [f64; 5] {
                 .map(|i| observed[i] * phi[i] / (1.0 + x * phi[i]))
                 .sum()
         };
-        let (mut low, mut high) = (-1.0 / v, -1.0 / u);
-        for _ in 0..200 {
-            let mid = 0.5 * (low + high);
-            if mid <= low || mid >= high {
-                break;
-            }
-            if f(mid) > 0.0 {
-                low = mid;
-            } else {
-                high = mid;
-            }
-        }
-        let theta = 0.5 * (low + high);
+        let theta = falling_root(f, -1.0 / v, -1.0 / u);
         let mut moved: f64 = 0.0;
         for i in 0..5 {
             let next = observed[i] / (1.0 + theta * phi[i]);
@@ -250,19 +260,7 @@ fn most_likely_with_t(observed: &[f64; 5], t: f64) -> [f64; 5] {
 fn most_likely_with_mean(observed: &[f64; 5], s: f64) -> [f64; 5] {
     let d: [f64; 5] = std::array::from_fn(|i| i as f64 / 4.0 - s);
     let f = |x: f64| -> f64 { (0..5).map(|i| observed[i] * d[i] / (1.0 + x * d[i])).sum() };
-    let (mut low, mut high) = (-1.0 / d[4], -1.0 / d[0]);
-    for _ in 0..200 {
-        let mid = 0.5 * (low + high);
-        if mid <= low || mid >= high {
-            break;
-        }
-        if f(mid) > 0.0 {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    let x = 0.5 * (low + high);
+    let x = falling_root(f, -1.0 / d[4], -1.0 / d[0]);
     std::array::from_fn(|i| observed[i] / (1.0 + x * d[i]))
 }
 

@@ -154,17 +154,13 @@ pub(super) fn ranking(names: &[String], colours: &[Colours]) -> String {
 /// fastchess's `-output format=cutechess` line after its interval: `Elo difference: x
 /// +/- y, LOS: p %, DrawRatio: d %`, with fastchess's arithmetic by games.
 pub(super) fn fastchess_elo_line(stats: &Stats) -> String {
-    let (elo, los) = stats.elo_lines(false);
-    let elo = elo
-        .strip_prefix("Elo: ")
-        .and_then(|e| e.split(", nElo").next())
-        .unwrap_or_default()
-        .to_string();
-    let los = los.strip_prefix("LOS: ").unwrap_or_default();
-    let draws = f64::from(stats.draws) / f64::from(stats.wins + stats.losses + stats.draws);
+    let elo = stats.elo(false);
     format!(
-        "Elo difference: {elo}, LOS: {los}, DrawRatio: {} %",
-        fixed2(draws * 100.0)
+        "Elo difference: {} +/- {}, LOS: {} %, DrawRatio: {} %",
+        fixed2(elo.diff),
+        fixed2(elo.error),
+        fixed2(elo.los * 100.0),
+        fixed2(stats.draw_ratio(false))
     )
 }
 

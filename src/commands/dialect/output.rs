@@ -130,7 +130,7 @@ impl Stats {
     }
 
     /// fastchess's Elo of these games, by pairs or by games.
-    fn elo(&self, penta: bool) -> Elo {
+    pub(super) fn elo(&self, penta: bool) -> Elo {
         let (n, score, variance, nelo_scale) = if penta {
             let n = f64::from(self.pairs());
             let share = |c: u32| f64::from(c) / n;
@@ -171,6 +171,16 @@ impl Stats {
         }
     }
 
+    /// fastchess's draw ratio in percent: of the pairs, those of two draws or a win and
+    /// a loss (with pentanomial reports); else of the games, the draws.
+    pub(super) fn draw_ratio(&self, penta: bool) -> f64 {
+        if penta {
+            f64::from(self.wl + self.dd) / f64::from(self.pairs()) * 100.0
+        } else {
+            f64::from(self.draws) / f64::from(self.games()) * 100.0
+        }
+    }
+
     /// The same games from the other engine's side.
     fn reversed(&self) -> Stats {
         Stats {
@@ -201,12 +211,12 @@ impl Stats {
 }
 
 /// fastchess's Elo figures.
-struct Elo {
-    diff: f64,
-    error: f64,
-    nelo: f64,
-    nelo_error: f64,
-    los: f64,
+pub(super) struct Elo {
+    pub(super) diff: f64,
+    pub(super) error: f64,
+    pub(super) nelo: f64,
+    pub(super) nelo_error: f64,
+    pub(super) los: f64,
 }
 
 /// fastchess's reason for how a game ended.
@@ -608,11 +618,7 @@ impl FastchessLines {
         out.push('\n');
         for (rank, (i, stats, elo)) in rows.iter().enumerate() {
             let games = stats.games();
-            let draws = if penta {
-                f64::from(stats.wl + stats.dd) / f64::from(stats.pairs()) * 100.0
-            } else {
-                f64::from(stats.draws) / f64::from(games) * 100.0
-            };
+            let draws = stats.draw_ratio(penta);
             let p = stats.penta();
             let ptnml = if penta {
                 format!("[{}, {}, {}, {}, {}]", p[0], p[1], p[2], p[3], p[4])
@@ -655,11 +661,7 @@ impl FastchessLines {
         let penta = self.output.penta;
         let (elo, los) = stats.elo_lines(penta);
         let games = stats.games();
-        let draw_ratio = if penta {
-            f64::from(stats.wl + stats.dd) / f64::from(stats.pairs()) * 100.0
-        } else {
-            f64::from(stats.draws) / f64::from(games) * 100.0
-        };
+        let draw_ratio = stats.draw_ratio(penta);
         let dash = "-".repeat(50);
         let mut text = format!("{dash}\n");
         text.push_str(&format!(
