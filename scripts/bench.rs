@@ -486,6 +486,7 @@ where
         hosted: false,
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
         wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;

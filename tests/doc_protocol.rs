@@ -277,6 +277,7 @@ fn match_config(block: &Block) -> Result<MatchConfig, String> {
         hosted: false,
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
         wire: WireTiming::default(),
     };
     let mut words = block.options.iter();

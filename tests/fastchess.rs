@@ -5,6 +5,7 @@
 
 #![cfg(unix)]
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -245,8 +246,8 @@ fn what_fastchess_refuses_and_what_argus_does_not_do_yet_are_refused_in_one_line
             "-tb: Syzygy tablebase adjudication is not built in argus yet",
         ),
         (
-            "-pgnout file=x.pgn nodes=true",
-            "-pgnout nodes=true: fastchess's move comments",
+            "-pgnout file=x.pgn nodes=true match_line=(",
+            "-pgnout match_line=: \"(\" is not a regular expression",
         ),
         (
             "-concurrency 100000",
@@ -434,6 +435,134 @@ fn openbenchs_chess960_line_is_refused_in_one_line_until_argus_plays_chess960() 
             "-variant fischerandom: Chess960 is not built in argus yet (docs/fastchess.md lists what is)"
         ]
     );
+}
+
+/// OpenBench's line in standard chess (without `-variant fischerandom` and `-tb`,
+/// which argus does not play yet), with one `match_line=` more that Debian's Stockfish
+/// prints (`info string NNUE evaluation ...`).
+#[test]
+#[ignore = "needs stockfish"]
+fn openbenchs_pgn_reads_as_openbench_reads_it() {
+    let worker = Worker::new();
+    for dir in ["Engines", "Books", "PGNs"] {
+        std::fs::create_dir(worker.path().join(dir)).unwrap();
+    }
+    for engine in ["dev", "base"] {
+        std::os::unix::fs::symlink(
+            "/usr/games/stockfish",
+            worker.path().join("Engines").join(engine),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        worker.path().join("book.epd"),
+        worker.path().join("Books/frc.epd"),
+    )
+    .unwrap();
+    let line = OPENBENCH
+        .replace("-variant fischerandom ", "")
+        .replace("-tb /path/syzygy -tbpieces 4 ", "")
+        + " match_line='^info string NNUE'";
+    let run = worker.run(&line);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
+    assert_eq!(openbench_reads(&stdout).len(), 8, "{stdout}");
+    let pgn = text(&std::fs::read(worker.path().join("PGNs/1.2.3.0.pgn")).unwrap());
+    let games = openbench_pgn(&pgn);
+    assert_eq!(games.len(), 8, "{pgn}");
+    let comment =
+        regex::Regex::new(r"^[+-]?M?\d+(?:\.\d+)?/\d+ [\d.]+s, n=\d+, sd=\d+, line=\S").unwrap();
+    for (headers, moves) in &games {
+        for tag in [
+            "Event", "Site", "Date", "Round", "White", "Black", "Result", "FEN",
+        ] {
+            assert!(headers.contains_key(tag), "{tag}: {headers:?}");
+        }
+        assert_eq!(headers["Event"], "Fastchess Tournament");
+        assert!(headers.contains_key("GameEndTime"), "{headers:?}");
+        assert!(!moves.is_empty());
+        for (san, verbose) in moves {
+            // OpenBench's verbose form: every field found, the line it kept after.
+            assert!(comment.is_match(verbose), "{san} {{{verbose}}}");
+            assert!(verbose.contains("line=info string NNUE"), "{verbose}");
+        }
+    }
+}
+
+/// One game as OpenBench reads it: its tags, and each move with its comment's verbose
+/// form.
+type ObGame = (HashMap<String, String>, Vec<(String, String)>);
+
+/// A PGN as OpenBench's `pgn_util.py` reads it: headers up to an empty line (`[Name
+/// "value"]`), the movetext up to the next, each move with its comment in the verbose
+/// form (`score/depth time, n=N, sd=N`, then `line=TEXT` of a kept
+/// `info string pgncomment` line or, here, any kept line), `unknown` where a field is
+/// missing.
+fn openbench_pgn(pgn: &str) -> Vec<ObGame> {
+    let value = regex::Regex::new(r#""([^"]*)""#).unwrap();
+    let movetext =
+        regex::Regex::new(r"\s*(?:\d+\.{1,3} )?([a-zA-Z0-9+=#*-]+) (?:\s*\{\s*([^}]*)\s*\})?")
+            .unwrap();
+    let score_depth = regex::Regex::new(r"([+-]?M?\d+(?:\.\d+)?)/(\d+)").unwrap();
+    let time = regex::Regex::new(r"([\d.]+s)").unwrap();
+    let nodes = regex::Regex::new(r"n=(\d+)").unwrap();
+    let seldepth = regex::Regex::new(r"sd=(\d+)").unwrap();
+    let line = regex::Regex::new(r#"line="([^"]*)""#).unwrap();
+    let mut games = Vec::new();
+    let mut lines = pgn.lines();
+    loop {
+        let block = |lines: &mut std::str::Lines| -> Vec<String> {
+            lines
+                .by_ref()
+                .map(str::trim_end)
+                .take_while(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let headers = block(&mut lines);
+        let moves = block(&mut lines);
+        if headers.is_empty() || moves.is_empty() {
+            break;
+        }
+        let headers: HashMap<String, String> = headers
+            .iter()
+            .map(|l| {
+                let name = l.split_whitespace().next().unwrap()[1..].to_string();
+                (name, value.captures(l).unwrap()[1].to_string())
+            })
+            .collect();
+        let text = moves.join(" ");
+        let moves = movetext
+            .captures_iter(&text)
+            .filter(|c| !["1-0", "0-1", "1/2-1/2", "*"].contains(&&c[1]))
+            .map(|c| {
+                let comment = c.get(2).map_or("", |m| m.as_str());
+                let kept = line.captures(comment).map(|l| l[1].to_string());
+                let verbose = match (
+                    score_depth.find(comment),
+                    time.find(comment),
+                    nodes.captures(comment),
+                    seldepth.captures(comment),
+                ) {
+                    (Some(sd), Some(t), Some(n), Some(s)) => {
+                        let mut parts = vec![
+                            format!("{} {}", sd.as_str(), t.as_str()),
+                            format!("n={}", &n[1]),
+                            format!("sd={}", &s[1]),
+                        ];
+                        if let Some(kept) = kept {
+                            parts.push(format!("line={kept}"));
+                        }
+                        parts.join(", ")
+                    }
+                    _ => "unknown".to_string(),
+                };
+                (c[1].to_string(), verbose)
+            })
+            .collect();
+        games.push((headers, moves));
+    }
+    games
 }
 
 #[test]

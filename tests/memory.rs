@@ -56,6 +56,7 @@ fn long_journal(path: &Path, pgn: &Path) {
         hosted: false,
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
         wire: Default::default(),
     };
     let mut journal = Journal::create(path).unwrap();

@@ -99,6 +99,9 @@ pub struct UciEngine {
     unready: bool,
     /// The checks of its options and PVs, when asked ([`UciEngine::start_in`]).
     pv_check: Option<pv_check::PvCheck>,
+    /// What its replies report besides the usual analysis, when asked
+    /// ([`UciEngine::report_detail`]): the patterns of the lines kept.
+    detail: Option<Vec<regex::Regex>>,
 }
 
 /// A turn under way: what the engine said of its search, and its deadline.
@@ -117,6 +120,8 @@ struct Thinking {
     checked: Option<(Vec<u64>, Vec<String>)>,
     /// When `go` was sent.
     started: Instant,
+    /// With the detail asked for: the search's output lines kept.
+    kept: Option<detail::KeptLines>,
 }
 
 impl UciEngine {
@@ -182,9 +187,23 @@ impl UciEngine {
             thinking: None,
             unready: false,
             pv_check: check,
+            detail: None,
         };
         engine.launch()?;
         Ok(engine)
+    }
+
+    /// Makes every reply report `detail` too: the selective depth, speed, hash use and
+    /// tablebase hits of the scored line, the time the engine said it searched, and
+    /// the last line of each search that matches each of `detail`'s patterns
+    /// ([`detail`]); the scored line is then the last exact one, as fastchess takes it.
+    ///
+    /// # Errors
+    ///
+    /// A pattern that is not a regular expression.
+    pub fn report_detail(&mut self, detail: &detail::Detail) -> Result<(), String> {
+        self.detail = Some(detail.compile()?);
+        Ok(())
     }
 
     /// Spawns the engine and shakes hands with it.
@@ -272,6 +291,9 @@ impl UciEngine {
             }
             return None;
         }
+        if let (Some(kept), Some(patterns)) = (&mut thinking.kept, &self.detail) {
+            kept.see(patterns, line);
+        }
         match first {
             Some("bestmove") => {
                 let best = words.next().unwrap_or("");
@@ -294,7 +316,7 @@ impl UciEngine {
                         );
                     }
                 }
-                let search = thinking.map(|t| t.search).unwrap_or_default();
+                let (search, kept) = thinking.map(|t| (t.search, t.kept)).unwrap_or_default();
                 let mv = best
                     .parse::<UciMove>()
                     .ok()
@@ -304,7 +326,7 @@ impl UciEngine {
                         mv,
                         offer_draw: false,
                         claim_draw: false,
-                        analysis: search.analysis(turn.position, mv),
+                        analysis: search.analysis(turn.position, mv, kept.as_ref()),
                     }),
                     None if turn.position.legal_moves().is_empty() => {
                         Err(EngineError::Failed("no legal move to play".to_string()))
@@ -500,6 +522,7 @@ impl Engine for UciEngine {
                 .is_some()
                 .then(|| (pv_check::history(turn), Vec::new())),
             started: Instant::now(),
+            kept: self.detail.as_ref().map(|_| detail::KeptLines::default()),
         };
         #[cfg(unix)]
         if self.unready {
@@ -804,7 +827,13 @@ struct Info {
     time_ms: Option<u64>,
     multipv: Option<u64>,
     score: Option<Score>,
+    /// Whether the score is a `lowerbound` or an `upperbound`.
+    bound: bool,
     pv: Vec<String>,
+    seldepth: Option<u64>,
+    nps: Option<u64>,
+    hashfull: Option<u64>,
+    tbhits: Option<u64>,
 }
 
 /// The keywords of an `info` line, which end a `pv`.
@@ -843,6 +872,11 @@ impl Info {
                 "nodes" => info.nodes = number(words.next()),
                 "time" => info.time_ms = number(words.next()),
                 "multipv" => info.multipv = number(words.next()),
+                "seldepth" => info.seldepth = number(words.next()),
+                "nps" => info.nps = number(words.next()),
+                "hashfull" => info.hashfull = number(words.next()),
+                "tbhits" => info.tbhits = number(words.next()),
+                "lowerbound" | "upperbound" => info.bound = true,
                 "score" => {
                     let kind = words.next();
                     let value = words.next().and_then(|w| w.parse::<i64>().ok());
@@ -872,6 +906,8 @@ impl Info {
 struct Search {
     /// The last line with a score (of the first line of a multi-PV search).
     scored: Option<Info>,
+    /// The last such line whose score is not a bound.
+    exact: Option<Info>,
     /// The latest depth, nodes and time of any line.
     latest: Info,
 }
@@ -886,6 +922,9 @@ impl Search {
         self.latest.nodes = info.nodes.or(self.latest.nodes);
         self.latest.time_ms = info.time_ms.or(self.latest.time_ms);
         if info.score.is_some() {
+            if !info.bound {
+                self.exact = Some(info.clone());
+            }
             self.scored = Some(info);
         }
     }
@@ -893,9 +932,23 @@ impl Search {
     /// The analysis operations for a reply playing `mv` from `pos`: `ce`, `acd`,
     /// `acs`, `acn` and `pv`, each when known. The `pv` is given only when it starts
     /// with the move played.
-    fn analysis(&self, pos: &Chess, mv: Move) -> Vec<(&'static str, Operands)> {
+    ///
+    /// With `kept` (the detail asked for: [`UciEngine::report_detail`]), the scored
+    /// line is the last exact one if any, and the reply also has `seldepth`, `nps`,
+    /// `hashfull`, `tbhits` (of that line), `acms` (the last time the engine gave) and
+    /// `eline` (the kept lines).
+    fn analysis(
+        &self,
+        pos: &Chess,
+        mv: Move,
+        kept: Option<&detail::KeptLines>,
+    ) -> Vec<(&'static str, Operands)> {
         let empty = Info::default();
-        let best = self.scored.as_ref().unwrap_or(&empty);
+        let best = match kept {
+            Some(_) => self.exact.as_ref().or(self.scored.as_ref()),
+            None => self.scored.as_ref(),
+        }
+        .unwrap_or(&empty);
         let int = |v: u64| Operand::Integer(i64::try_from(v).unwrap_or(i64::MAX));
         let mut ops = Vec::new();
         if let Some(score) = best.score {
@@ -916,6 +969,23 @@ impl Search {
                 "pv",
                 pv.into_iter().map(|(_, san)| san_operand(san)).collect(),
             ));
+        }
+        if let Some(kept) = kept {
+            for (op, value) in [
+                ("seldepth", best.seldepth),
+                ("nps", best.nps),
+                ("hashfull", best.hashfull),
+                ("tbhits", best.tbhits),
+                ("acms", self.latest.time_ms),
+            ] {
+                if let Some(v) = value {
+                    ops.push((op, smallvec![int(v)]));
+                }
+            }
+            let lines: Operands = kept.lines().map(Operand::lossy_string).collect();
+            if !lines.is_empty() {
+                ops.push(("eline", lines));
+            }
         }
         ops
     }
@@ -945,6 +1015,7 @@ fn san_operand(san: CompactString) -> Operand {
     Operand::unquoted(&san).unwrap_or(Operand::Move(san))
 }
 
+pub mod detail;
 pub mod pv_check;
 
 #[cfg(test)]

@@ -49,6 +49,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         hosted: false,
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
         wire: Default::default(),
     };
     let live = match &args.http {

@@ -127,7 +127,7 @@ impl Finish {
 }
 
 /// A move that was played, with what the clocks and the mover said about it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayedMove {
     /// The position the move was played from.
     pub before: Chess,
@@ -139,6 +139,9 @@ pub struct PlayedMove {
     pub remaining: Option<Duration>,
     /// The mover's own analysis of the move, ready for the PGN comment.
     pub analysis: Option<String>,
+    /// The same analysis value by value, when the match keeps it
+    /// ([`crate::core::MatchConfig::keep_info`]).
+    pub info: Option<Box<crate::core::MoveInfo>>,
 }
 
 impl PlayedMove {
@@ -254,8 +257,16 @@ impl Game {
             emt: charge.elapsed,
             remaining: charge.remaining,
             analysis,
+            info: None,
         });
         self.moves.last().expect("a move was just pushed")
+    }
+
+    /// Keeps `info`, the mover's analysis value by value, with the last move.
+    pub fn keep_info(&mut self, info: crate::core::MoveInfo) {
+        if let Some(m) = self.moves.last_mut() {
+            m.info = Some(Box::new(info));
+        }
     }
 
     /// Whether the side to move has no legal move: it is mated or stalemated.

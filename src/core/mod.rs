@@ -10,16 +10,18 @@
 pub mod clock;
 pub mod dead;
 pub mod game;
+pub mod move_info;
 pub mod opening;
 pub mod pgn;
 pub mod referee;
 pub mod supervisor;
 pub mod tally;
 
+pub use move_info::MoveInfo;
 pub use opening::Opening;
 pub use referee::{
-    DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee, TimeUse,
-    WireTiming,
+    DrawRule, GameDetail, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, Referee,
+    TimeUse, WireTiming,
 };
 pub use tally::{Tally, white_port};
 

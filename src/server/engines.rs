@@ -76,6 +76,10 @@ pub struct EngineSpec {
     /// Its PVs checked as fastchess checks them (a UCI engine under `argus fastchess`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pv_check: Option<crate::client::uci::pv_check::PvCheck>,
+    /// What its replies report besides the usual analysis (a UCI engine whose
+    /// games go to fastchess's PGN under `argus fastchess`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<crate::client::uci::detail::Detail>,
 }
 
 impl EngineSpec {
@@ -95,6 +99,7 @@ impl EngineSpec {
             init: Vec::new(),
             waits: None,
             pv_check: None,
+            detail: None,
         }
     }
 
@@ -208,6 +213,7 @@ impl EngineSpec {
             init: Vec::new(),
             waits: None,
             pv_check: None,
+            detail: None,
         })
     }
 
@@ -232,7 +238,7 @@ impl EngineSpec {
                     timeouts.new_game = Duration::from_millis(w.new_game_ms);
                     timeouts.ping = Duration::from_millis(w.ping_ms);
                 }
-                Box::new(UciEngine::start_in(
+                let mut engine = UciEngine::start_in(
                     &self.command,
                     self.dir.as_deref(),
                     &self.init,
@@ -240,7 +246,11 @@ impl EngineSpec {
                     self.limit,
                     timeouts,
                     self.pv_check.clone(),
-                )?)
+                )?;
+                if let Some(detail) = &self.detail {
+                    engine.report_detail(detail).map_err(EngineError::Failed)?;
+                }
+                Box::new(engine)
             }
             Proto::Xboard => Box::new(XboardEngine::start_in(
                 &self.command,

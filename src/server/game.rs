@@ -70,6 +70,7 @@ pub(super) fn game_config(
             Entrant::Remote(_) | Entrant::Seat(_) => None,
         }),
         wire: Default::default(),
+        keep_info: cfg.keep_info,
     }
 }
 
@@ -616,6 +617,7 @@ fn forfeit(
         reason: why.to_string(),
         pgn,
         time_use: Default::default(),
+        detail: None,
     })
 }
 
@@ -649,6 +651,7 @@ fn finished_report(
         reason: format!("{} (recorded before the event stopped)", tag("Termination")),
         pgn,
         time_use: Default::default(),
+        detail: None,
     })
 }
 

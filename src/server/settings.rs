@@ -88,6 +88,11 @@ pub struct ServeConfig {
     /// (`--epdout`).
     #[serde(default)]
     pub epdout: Option<PathBuf>,
+    /// Each game's moves and the engines' analysis value by value in its report
+    /// ([`crate::core::MatchConfig::keep_info`]), for a PGN written outside the event
+    /// (fastchess's, under `argus fastchess`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_info: bool,
     /// The standby stream (`--standby-listen`, `--standby-sync`, `--standby-key`;
     /// docs/standby.md): kept so that a resumed referee offers it again, where an
     /// observer that took the event over tells it so.

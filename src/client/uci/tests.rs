@@ -280,7 +280,12 @@ fn parses_info_lines() {
             time_ms: Some(1999),
             multipv: Some(1),
             score: Some(Score::Mate(-3)),
+            bound: true,
             pv: vec!["e2e4".into(), "e7e5".into(), "g1f3".into()],
+            seldepth: Some(17),
+            nps: Some(1000),
+            hashfull: Some(3),
+            tbhits: Some(0),
         }
     );
     let info = Info::parse("info depth 3 pv e2e4 d7d5 score cp 7 string depth 99 pv a2a3");
@@ -311,10 +316,10 @@ fn converts_the_principal_variation() {
     search.update("info depth 4 score cp -50 time 12345 nodes 777 pv e1g1 e8c8 g7h8q");
     let castle = pv_to_san(&pos, &pv)[0].0;
     assert_eq!(
-        ops(&search.analysis(&pos, castle)),
+        ops(&search.analysis(&pos, castle, None)),
         "ce -50; acd 4; acs 12; acn 777; pv O-O O-O-O gxh8=Q"
     );
-    let analysis = search.analysis(&pos, castle);
+    let analysis = search.analysis(&pos, castle, None);
     let pv_ops = &analysis.last().unwrap().1;
     assert_eq!(
         pv_ops.as_slice(),
@@ -327,8 +332,54 @@ fn converts_the_principal_variation() {
     // A variation that does not start with the move played is left out.
     let other = pv_to_san(&pos, &["g7h8q".to_string()])[0].0;
     assert_eq!(
-        ops(&search.analysis(&pos, other)),
+        ops(&search.analysis(&pos, other, None)),
         "ce -50; acd 4; acs 12; acn 777"
+    );
+}
+
+#[test]
+fn with_the_detail_asked_the_reply_reports_the_last_exact_line_and_the_kept_lines() {
+    let pos = Chess::default();
+    let mut search = Search::default();
+    let patterns = super::detail::Detail {
+        lines: vec!["^info string pgncomment".into(), "NNUE".into()],
+    }
+    .compile()
+    .unwrap();
+    let mut kept = super::detail::KeptLines::default();
+    for line in [
+        "info string NNUE evaluation using nn-x.nnue enabled",
+        "info depth 9 seldepth 12 score cp 30 nodes 900 nps 90000 hashfull 4 tbhits 2 time 10 pv e2e4 e7e5",
+        "info string pgncomment first",
+        "info depth 10 seldepth 14 score cp 45 lowerbound nodes 1900 nps 95000 hashfull 5 tbhits 3 time 20 pv d2d4",
+        "info string pgncomment second",
+        "bestmove e2e4",
+    ] {
+        kept.see(&patterns, line);
+        if line.starts_with("info") {
+            search.update(line);
+        }
+    }
+    let e4 = pv_to_san(&pos, &["e2e4".to_string()])[0].0;
+    // fastchess's line: the last exact score, its seldepth, speed, hash and tbhits;
+    // the last time given; the last line of each pattern, in the patterns' order.
+    assert_eq!(
+        ops(&search.analysis(&pos, e4, Some(&kept))),
+        "ce 30; acd 9; acs 0; acn 900; pv e4 e5; seldepth 12; nps 90000; hashfull 4; \
+         tbhits 2; acms 20; eline \"info string pgncomment second\" \
+         \"info string NNUE evaluation using nn-x.nnue enabled\""
+    );
+    // Without it, the last scored line as before, bound or not, and nothing more.
+    assert_eq!(
+        ops(&search.analysis(&pos, e4, None)),
+        "ce 45; acd 10; acs 0; acn 1900"
+    );
+    assert!(
+        super::detail::Detail {
+            lines: vec!["(".into()]
+        }
+        .compile()
+        .is_err()
     );
 }
 

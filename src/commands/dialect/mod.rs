@@ -11,6 +11,7 @@
 
 mod cutechess_lines;
 mod output;
+mod pgn;
 mod saved;
 mod settings;
 

@@ -324,6 +324,8 @@ pub(super) struct FastchessLines {
     due: Option<(usize, usize)>,
     /// Each player's games by colour (cutechess-cli's ratings).
     colours: Vec<Colours>,
+    /// When each game under way started, by the wall clock, for fastchess's PGN.
+    game_starts: HashMap<u32, time::OffsetDateTime>,
 }
 
 impl FastchessLines {
@@ -357,6 +359,7 @@ impl FastchessLines {
             sprt_done: false,
             due: None,
             colours: vec![Colours::default(); n],
+            game_starts: HashMap::new(),
         }
     }
 
@@ -365,6 +368,10 @@ impl FastchessLines {
         match p {
             // A game taken up as the SPRT decided is stopped at once, unprinted.
             Progress::Started(g) if !self.sprt_done => {
+                if self.output.pgn.is_some() {
+                    self.game_starts
+                        .insert(g.number, time::OffsetDateTime::now_utc());
+                }
                 println!(
                     "Started game {} of {} ({} vs {})",
                     g.number, self.total, self.names[g.white], self.names[g.black]
@@ -409,8 +416,21 @@ impl FastchessLines {
         if report.termination == Termination::Unterminated || self.sprt_done {
             return;
         }
-        self.crc_line();
         let mut reason = reason(report);
+        if let Some((path, style)) = &self.output.pgn {
+            let times = self
+                .game_starts
+                .remove(&g.number)
+                .map(|start| (start, time::OffsetDateTime::now_utc()));
+            let text = super::pgn::game(report, &reason, times, style);
+            if let Err(e) = super::pgn::append(path, &text) {
+                log::error!(
+                    "-pgnout {}: {e}; the game is in the event's games.pgn",
+                    path.display()
+                );
+            }
+        }
+        self.crc_line();
         if self.output.style == Style::Cutechess
             && let Some(at) = reason.find(" (")
             && reason.ends_with("ms overrun)")
@@ -831,6 +851,7 @@ mod tests {
             crc32_name: String::new(),
             recover: true,
             sprt: false,
+            pgn: None,
             heading: String::new(),
         }
     }

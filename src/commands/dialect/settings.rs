@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 
 use argus::cli::dialect::{Dialect, EngineWords, MatchArgs, OutputFormat, Tournament, tc_limits};
 use argus::client::Limit;
+use argus::client::uci::detail::Detail;
 use argus::client::uci::pv_check::PvCheck;
 use argus::core::clock::TimeControl;
 use argus::core::{DrawRule, IllegalRule};
@@ -16,6 +17,7 @@ use argus::tournament::{
     AdjudicationRules, Colours, DrawAdjudication, Format, ResignRule, SprtConfig, openings_used,
 };
 
+use super::pgn::PgnStyle;
 use crate::commands::serve::settings::{absolute, openings_of};
 use crate::commands::today;
 
@@ -60,23 +62,15 @@ fn refused(args: &MatchArgs) -> Result<()> {
         );
     }
     if let Some(pgn) = &args.pgnout {
-        if pgn.notation != "san" {
-            return not_yet(
-                &format!("-pgnout notation={}", pgn.notation),
-                "a PGN in other than SAN",
-            );
+        if args.dialect == Dialect::Cutechess && pgn.min {
+            return not_yet("-pgnout min", "cutechess-cli's minimal PGN");
         }
-        if let Some(extra) = pgn.extras.first() {
-            return not_yet(
-                &format!("-pgnout {extra}=true"),
-                "fastchess's move comments (argus writes its own: score/depth, time, nodes, pv)",
-            );
-        }
-        if pgn.min {
-            return not_yet("-pgnout min", "the minimal PGN");
-        }
-        if !pgn.match_lines.is_empty() {
-            return not_yet("-pgnout match_line=", "engine lines as PGN comments");
+        if let Err(e) = (Detail {
+            lines: pgn.match_lines.clone(),
+        })
+        .compile()
+        {
+            return Err(refuse("-pgnout match_line=", &e));
         }
     }
     if let Some(words) = &args.sprt
@@ -162,6 +156,9 @@ pub(super) struct Output {
     pub(super) recover: bool,
     /// `-sprt`: each results block has the SPRT's line.
     pub(super) sprt: bool,
+    /// Under fastchess's command line: its `-pgnout` file and what it holds, written
+    /// game by game as each is printed ([`super::pgn`]).
+    pub(super) pgn: Option<(PathBuf, PgnStyle)>,
     /// What the results' heading says in brackets: the time control, the threads, the
     /// hash and the book (`2+0.02, 1t, 16MB - 8MB, book.epd`).
     pub(super) heading: String,
@@ -215,6 +212,12 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
                         one_line: args.test_env,
                         latency: args.show_latency,
                     });
+                    // fastchess's PGN comments need the engine's search value by value.
+                    if let Some(pgn) = &args.pgnout {
+                        spec.detail = Some(Detail {
+                            lines: pgn.match_lines.clone(),
+                        });
+                    }
                 }
                 Entrant::Engine(spec)
             })
@@ -294,6 +297,9 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         Some(pgn) => Some(fresh_file(&pgn.file, pgn.append)?),
         None => None,
     };
+    // Under fastchess's command line its PGN is written from the games' detail, by the
+    // lines' printer ([`super::pgn`]); cutechess-cli's is argus's own.
+    let fastchess_pgn = args.dialect == Dialect::Fastchess && pgnout.is_some();
     let epdout = match &args.epdout {
         Some(epd) => Some(fresh_file(&epd.file, epd.append)?),
         None => None,
@@ -327,7 +333,13 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         time_control: event_tc,
         draw_rule: DrawRule::Auto,
         illegal: IllegalRule::Loss,
-        event: args.event.clone().unwrap_or_else(|| "?".into()),
+        event: args.event.clone().unwrap_or_else(|| {
+            match args.dialect {
+                Dialect::Fastchess => "Fastchess Tournament",
+                Dialect::Cutechess => "?",
+            }
+            .into()
+        }),
         site: args.site.clone().unwrap_or_else(|| "?".into()),
         date: today().0,
         reset_delay: Duration::ZERO,
@@ -339,8 +351,9 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         },
         sprt,
         rating_interval: 0,
-        pgnout,
+        pgnout: pgnout.filter(|_| !fastchess_pgn),
         epdout,
+        keep_info: fastchess_pgn,
         standby: None,
         http: None,
         out: out.to_path_buf(),
@@ -365,7 +378,7 @@ pub(super) fn output_of(args: &MatchArgs) -> Result<Output> {
         score_interval: args.scoreinterval,
         rating_interval: args.ratinginterval,
         penta: args.report_penta,
-        crc32_of: pgn.filter(|_| args.crc32_pgn),
+        crc32_of: pgn.clone().filter(|_| args.crc32_pgn),
         crc32_name: args
             .pgnout
             .as_ref()
@@ -373,6 +386,12 @@ pub(super) fn output_of(args: &MatchArgs) -> Result<Output> {
             .unwrap_or_default(),
         recover: args.recover,
         sprt: args.sprt.is_some(),
+        pgn: match (&args.pgnout, &pgn) {
+            (Some(out), Some(path)) if args.dialect == Dialect::Fastchess => {
+                Some((path.clone(), PgnStyle::of(out)))
+            }
+            _ => None,
+        },
         heading: heading(args),
     })
 }
@@ -597,9 +616,10 @@ mod tests {
             ("-tb /x", "-tb: "),
             ("-use-affinity", "-use-affinity: "),
             ("-seeds 2 -tournament gauntlet", "-seeds: "),
-            ("-pgnout file=x nodes=true", "-pgnout nodes=true: "),
-            ("-pgnout file=x notation=uci", "-pgnout notation=uci: "),
-            ("-pgnout file=x match_line=abc", "-pgnout match_line=: "),
+            (
+                "-pgnout file=x nodes=true match_line=[",
+                "-pgnout match_line=: ",
+            ),
             (
                 "-sprt elo0=0 elo1=5 model=bayesian",
                 "-sprt model=bayesian: ",
@@ -610,6 +630,18 @@ mod tests {
             let args = fastchess_args(&format!("{TWO} {extra}"));
             let e = refused(&args).unwrap_err().to_string();
             assert!(e.starts_with(named), "{extra}: {e}");
+        }
+    }
+
+    #[test]
+    fn fastchess_s_pgn_options_are_taken() {
+        for extra in [
+            "-pgnout file=x nodes=true seldepth=true nps=true hashfull=true tbhits=true pv=true timeleft=true latency=true",
+            "-pgnout file=x notation=uci min=true",
+            "-pgnout file=x notation=lan match_line=^info\\sstring match_line=abc",
+        ] {
+            let args = fastchess_args(&format!("{TWO} {extra}"));
+            assert!(refused(&args).is_ok(), "{extra}");
         }
     }
 }

@@ -111,6 +111,7 @@ fn new(args: SerialArgs) -> Result<Plan> {
         hosted: false,
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
         wire: wire_timing(
             [&port_a, &port_b],
             &args.line.settings(),
@@ -187,6 +188,7 @@ fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         hosted: false,
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
         wire: event.wire_timing(),
     };
     Ok(Plan {

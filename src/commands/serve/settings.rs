@@ -137,6 +137,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         // Absolute, so that a resume from another folder writes the same files.
         pgnout: args.pgnout.as_deref().map(absolute).transpose()?,
         epdout: args.epdout.as_deref().map(absolute).transpose()?,
+        keep_info: false,
         standby: match args.standby.standby_listen {
             Some(listen) => Some(StandbySettings {
                 listen,

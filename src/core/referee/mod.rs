@@ -36,8 +36,8 @@ pub use build::{REFCOM, command_record};
 pub use cables::PROBE_REASON;
 
 pub use types::{
-    ConfigError, DrawRule, GameReport, IllegalRule, Input, MatchConfig, Notice, Output, TimeUse,
-    WireTiming,
+    ConfigError, DrawRule, GameDetail, GameReport, IllegalRule, Input, MatchConfig, Notice, Output,
+    TimeUse, WireTiming,
 };
 
 /// What a sent line was, so that its drain can be acted on.
@@ -646,7 +646,7 @@ impl Referee {
             result: finish.result,
             termination: finish.termination,
             reason: finish.reason.clone(),
-            pgn: cur.pgn(tags),
+            pgn: cur.pgn(tags.clone()),
             time_use: [Color::White, Color::Black].map(|color| {
                 let clocks = cur.game.clocks();
                 let own = cur.game.moves().iter().filter(|m| m.color() == color);
@@ -657,6 +657,16 @@ impl Referee {
                     overshoots: clocks.overshoots(color),
                     overrun: finish.overrun.filter(|_| color == cur.game.turn()),
                 }
+            }),
+            detail: self.cfg.keep_info.then(|| {
+                let mut tags = tags.clone();
+                tags.push(("Termination".into(), finish.termination.to_string()));
+                tags.push(("PlyCount".into(), cur.game.moves().len().to_string()));
+                Box::new(GameDetail {
+                    tags,
+                    start: cur.game.start().clone(),
+                    moves: cur.game.moves().to_vec(),
+                })
             }),
         };
         let inform = self.inform_record(cur);

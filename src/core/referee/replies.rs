@@ -62,6 +62,7 @@ impl Referee {
     /// cannot push later), and never less than nothing.
     pub(super) fn on_reply(&mut self, port: Port, at: Duration, rec: &Record) {
         let draw_rule = self.cfg.draw_rule;
+        let keep_info = self.cfg.keep_info;
         let Some(cur) = self.playing_mut() else {
             return self.notice(Notice::Late { port });
         };
@@ -166,6 +167,9 @@ impl Referee {
                 .and_then(|ops| ops.first())
                 .and_then(Operand::as_integer)
         };
+        let info = keep_info
+            .then(|| crate::core::MoveInfo::of_reply(rec, pv_sans.as_deref()))
+            .flatten();
         let (score, depth) = (int("ce"), int("acd"));
         let pv = pv_sans
             .or_else(|| {
@@ -176,7 +180,13 @@ impl Referee {
         let mut uci = String::with_capacity(5);
         UciMove::from_move(m, CastlingMode::Standard).append_to_string(&mut uci);
         let number = cur.number;
-        let played = cur.game.play(m, elapsed, analysis);
+        if let Some(info) = info {
+            cur.game.play(m, elapsed, analysis);
+            cur.game.keep_info(info);
+        } else {
+            cur.game.play(m, elapsed, analysis);
+        }
+        let played = cur.game.last_move().expect("a move was just played");
         let moved = Notice::Moved {
             number,
             fullmove: played.before.fullmoves().get(),

@@ -28,6 +28,7 @@ pub(crate) fn config(tc: &str) -> MatchConfig {
         hosted: false,
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
         wire: WireTiming::default(),
     }
 }

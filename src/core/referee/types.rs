@@ -91,6 +91,11 @@ pub struct MatchConfig {
     /// per-engine `tc=`), instead of `time_control`.
     #[serde(default, skip_serializing_if = "no_odds")]
     pub time_odds: [Option<TimeControl>; 2],
+    /// Keep each reply's analysis value by value and give the game's moves with its
+    /// report ([`GameReport::detail`]): for records the referee does not write itself,
+    /// such as fastchess's PGN under `argus fastchess`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_info: bool,
 }
 
 /// Whether neither port has a time control of its own.
@@ -289,6 +294,19 @@ pub struct GameReport {
     /// How White and Black used their time (engine testers look here for broken time
     /// management).
     pub time_use: [TimeUse; 2],
+    /// The game move by move, when the match keeps it ([`MatchConfig::keep_info`]).
+    pub detail: Option<Box<GameDetail>>,
+}
+
+/// A finished game move by move, for records written outside the referee.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameDetail {
+    /// The PGN's tags, as its own PGN has them (Termination and PlyCount included).
+    pub tags: Vec<(String, String)>,
+    /// The position it started from.
+    pub start: shakmaty::Chess,
+    /// Its moves, each with the mover's analysis ([`crate::core::MoveInfo`]).
+    pub moves: Vec<crate::core::game::PlayedMove>,
 }
 
 /// How one side used its time in a game.

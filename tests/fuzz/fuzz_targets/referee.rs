@@ -136,6 +136,7 @@ fn config(u: &mut Unstructured) -> Result<MatchConfig> {
         hosted: u.arbitrary().unwrap_or(false),
         time_margin: Default::default(),
         time_odds: Default::default(),
+        keep_info: false,
     })
 }
 
