@@ -717,6 +717,51 @@ fn fastchess_with_cutechess_output_prints_its_score_and_elo_lines() {
     assert!(lines[end + 1].starts_with("Total Time: "), "{stdout}");
 }
 
+/// `st=` is a time per move, lost on time when the engine takes longer and its
+/// `timemargin=` does not forgive it (OpenBench's fixed-time tests: `st=X
+/// timemargin=250`); Stockfish behind a pipe that holds each `bestmove` 120 ms.
+#[test]
+#[ignore = "needs stockfish"]
+fn a_fixed_time_per_move_is_lost_on_time_past_its_margin() {
+    let worker = Worker::new();
+    let slow = worker.path().join("engines/slowfish");
+    std::fs::write(
+        &slow,
+        "#!/bin/sh\n/usr/games/stockfish | while IFS= read -r line; do\n  case \"$line\" in bestmove*) sleep 0.12;; esac\n  printf '%s\\n' \"$line\"\ndone\n",
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&slow).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&slow, perms).unwrap();
+    let run_with = |margin: &str| {
+        let run = worker.run(&format!(
+            "-engine cmd=slowfish dir=engines name=Slow st=0.05 {margin} -engine cmd=stockfish dir=engines name=Quick st=0.05 timemargin=250 -each proto=uci -rounds 1 -games 2 -maxmoves 6 -openings file=book.epd format=epd -pgnout file=st.pgn"
+        ));
+        let stdout = text(&run.stdout);
+        assert!(run.status.success(), "{stdout}");
+        stdout
+    };
+    let stdout = run_with("");
+    assert!(
+        stdout.contains("Finished game 1 (Slow vs Quick): 0-1 {White loses on time ("),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Finished game 2 (Quick vs Slow): 1-0 {Black loses on time ("),
+        "{stdout}"
+    );
+    let pgn = std::fs::read_to_string(worker.path().join("st.pgn")).unwrap();
+    assert!(pgn.contains("[TimeControl \"0.05/move\"]"), "{pgn}");
+    assert!(pgn.contains("[Termination \"time forfeit\"]"), "{pgn}");
+    let stdout = run_with("timemargin=250");
+    assert!(!stdout.contains("on time"), "{stdout}");
+    assert_eq!(
+        stdout.matches("{Draw by adjudication}").count(),
+        2,
+        "{stdout}"
+    );
+}
+
 #[test]
 #[ignore = "needs stockfish"]
 fn the_log_file_holds_every_line_to_and_from_the_engines() {

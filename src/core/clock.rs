@@ -48,6 +48,13 @@ pub enum Period {
         /// The total time in the sandclock.
         time: Duration,
     },
+    /// A fixed time for every move, what is left of it lost when the move is made
+    /// (`0.5/move`: fastchess's and cutechess-cli's `st=`, and the form their PGN
+    /// TimeControl tags take; not a PGN form).
+    PerMove {
+        /// The time for each move.
+        time: Duration,
+    },
 }
 
 /// Why a time control text could not be parsed.
@@ -119,8 +126,8 @@ impl FromStr for TimeControl {
 
     /// Parses the text of a PGN `TimeControl` tag.
     ///
-    /// Accepted are `?`, `-`, `*S`, `S`, `S+I`, `M/S` and `M/S+I`, and several of the
-    /// last four joined by `:`. `M` is a positive whole number of moves; `S` is a
+    /// Accepted are `?`, `-`, `*S`, `S/move`, `S`, `S+I`, `M/S` and `M/S+I`, and several
+    /// of the last four joined by `:`. `M` is a positive whole number of moves; `S` is a
     /// positive number of seconds and `I` a number of seconds that may be zero, each
     /// written as digits with optionally a point and one to three more digits. No
     /// whitespace, sign or exponent is accepted anywhere.
@@ -129,8 +136,8 @@ impl FromStr for TimeControl {
     ///
     /// Returns a [`TimeControlError`] naming the text when it is empty, when a field
     /// is malformed, when a number is zero where a positive one is needed, too large
-    /// or finer than a millisecond, and when `?`, `-` or an hourglass period is
-    /// combined with other periods.
+    /// or finer than a millisecond, and when `?`, `-`, an hourglass or a time per move
+    /// is combined with other periods.
     fn from_str(text: &str) -> Result<TimeControl, TimeControlError> {
         let error = |kind| TimeControlError {
             text: text.to_owned(),
@@ -146,7 +153,10 @@ impl FromStr for TimeControl {
             for (period, field) in periods.iter().zip(fields) {
                 if matches!(
                     period,
-                    Period::Unknown | Period::Untimed | Period::Hourglass { .. }
+                    Period::Unknown
+                        | Period::Untimed
+                        | Period::Hourglass { .. }
+                        | Period::PerMove { .. }
                 ) {
                     return Err(error(TimeControlErrorKind::NotAlone(field.to_owned())));
                 }
@@ -166,6 +176,9 @@ fn parse_period(field: &str) -> Result<Period, TimeControlErrorKind> {
             if let Some(rest) = field.strip_prefix('*') {
                 let time = parse_positive_seconds(rest)?;
                 Ok(Period::Hourglass { time })
+            } else if let Some(seconds) = field.strip_suffix("/move") {
+                let time = parse_positive_seconds(seconds)?;
+                Ok(Period::PerMove { time })
             } else if let Some((moves, rest)) = field.split_once('/') {
                 let moves = parse_moves(moves)?;
                 let (time, increment) = parse_time_and_increment(rest)?;
@@ -287,6 +300,10 @@ impl fmt::Display for Period {
                 f.write_str("*")?;
                 write_seconds(f, time)
             }
+            Period::PerMove { time } => {
+                write_seconds(f, time)?;
+                f.write_str("/move")
+            }
         }
     }
 }
@@ -367,15 +384,21 @@ impl Side {
                         self.moves_in_period = 0;
                         let next = match periods[self.period] {
                             Period::Moves { time, .. } | Period::SuddenDeath { time, .. } => time,
-                            Period::Hourglass { .. } | Period::Unknown | Period::Untimed => {
-                                Duration::ZERO
-                            }
+                            Period::Hourglass { .. }
+                            | Period::PerMove { .. }
+                            | Period::Unknown
+                            | Period::Untimed => Duration::ZERO,
                         };
                         self.remaining = self.remaining.saturating_add(next);
                     }
                 }
                 Period::SuddenDeath { increment, .. } => {
                     self.remaining = self.remaining.saturating_add(increment.saturating_mul(n));
+                    n = 0;
+                }
+                // What was left of the move's time is lost; the next has it whole.
+                Period::PerMove { time } => {
+                    self.remaining = time;
                     n = 0;
                 }
                 Period::Hourglass { .. } | Period::Unknown | Period::Untimed => n = 0,
@@ -411,7 +434,11 @@ impl Clocks {
     pub fn with_odds(white: &TimeControl, black: &TimeControl) -> Clocks {
         let start = |tc: &TimeControl| {
             let remaining = match tc.periods.first() {
-                Some(Period::Moves { time, .. } | Period::SuddenDeath { time, .. }) => *time,
+                Some(
+                    Period::Moves { time, .. }
+                    | Period::SuddenDeath { time, .. }
+                    | Period::PerMove { time },
+                ) => *time,
                 Some(Period::Hourglass { time }) => *time / 2,
                 Some(Period::Unknown | Period::Untimed) | None => Duration::ZERO,
             };
@@ -588,11 +615,17 @@ impl Clocks {
             } else {
                 Duration::ZERO
             };
+            let per_move = match clocks.tcs[color].periods.first() {
+                Some(Period::PerMove { time }) => Some(*time),
+                _ => None,
+            };
             let side = &mut clocks.sides[color];
-            side.remaining = side
-                .remaining
-                .saturating_add(gained)
-                .saturating_sub(consumed[color]);
+            // A time per move is whole at each turn, whatever went before.
+            side.remaining = per_move.unwrap_or_else(|| {
+                side.remaining
+                    .saturating_add(gained)
+                    .saturating_sub(consumed[color])
+            });
             side.consumed = consumed[color];
         }
         clocks
@@ -623,11 +656,13 @@ impl Clocks {
     }
 
     /// How many more moves `color` must make before the next period's time is added;
-    /// `None` in sudden death, with an hourglass, or untimed.
+    /// `None` in sudden death, with an hourglass, or untimed; 1 with a time per move
+    /// (its time is for this move alone).
     pub fn moves_to_go(&self, color: Color) -> Option<u32> {
         let side = &self.sides[color];
         match self.tcs[color].periods.get(side.period) {
             Some(Period::Moves { moves, .. }) => Some(moves - side.moves_in_period),
+            Some(Period::PerMove { .. }) => Some(1),
             _ => None,
         }
     }

@@ -247,7 +247,10 @@ pub(super) fn reason(report: &GameReport) -> String {
             let side = culprit();
             let index = usize::from(side == "Black");
             let overrun = report.time_use[index].overrun.unwrap_or_default();
-            format!("{side} loses on time ({}ms overrun)", overrun.as_millis())
+            format!(
+                "{side} loses on time ({}ms overrun)",
+                overrun.as_micros().div_ceil(1000)
+            )
         }
         Termination::RulesInfraction => format!("{} makes an illegal move", culprit()),
         // An engine whose bestmove is no legal move fails; fastchess calls it an

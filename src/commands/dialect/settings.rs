@@ -92,16 +92,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
             "argus plays at most 1,024 games at once",
         ));
     }
-    if let Some(e) = args
-        .engines
-        .iter()
-        .find(|e| e.st.is_some() && e.timemargin.is_some())
-    {
-        return Err(refuse(
-            &format!("-engine name={} st= timemargin=", e.name),
-            "argus searches a fixed time (go movetime) without a clock of its own, so that no overrun of it forfeits: a margin over it would change nothing",
-        ));
-    }
     if args.tournament == Tournament::Knockout {
         for (given, option) in [
             (args.rounds != 1, "-rounds"),
@@ -479,8 +469,21 @@ fn fresh_file(file: &Path, append: bool) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// An engine's time control as argus writes it; None for `inf` or none given.
+/// An engine's time control as argus writes it; None for `inf` or none given. `st=`
+/// alone (or with `tc=inf`) is a time per move (`0.5/move`): the engine searches it
+/// (`go movetime`), and loses on time when it takes longer, its `timemargin=` forgiven,
+/// as in fastchess and cutechess-cli.
 fn engine_tc(words: &EngineWords) -> Result<Option<TimeControl>> {
+    let timed = |text: &str| tc_limits(text).is_ok_and(|t| t.timed());
+    if let Some(st) = words.st.filter(|s| *s > 0.0)
+        && !words.tc.as_deref().is_some_and(timed)
+    {
+        let ms = (st * 1000.0).round() as u64;
+        let text = format!("{}.{:03}/move", ms / 1000, ms % 1000);
+        return Ok(Some(text.parse().map_err(|e| {
+            anyhow::anyhow!("-engine name={} st={st}: {e}", words.name)
+        })?));
+    }
     let Some(text) = &words.tc else {
         return Ok(None);
     };

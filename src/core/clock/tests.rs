@@ -555,3 +555,44 @@ fn adjust_adds_and_removes_time_saturating_at_zero() {
     assert_eq!(clocks.consumed(Color::Black), Duration::ZERO);
     assert!(clocks.charge(Color::White, ms(1)).flagged);
 }
+
+#[test]
+fn a_time_per_move_is_whole_at_every_turn_and_lost_when_unused() {
+    let t = tc("0.5/move");
+    assert_eq!(t.periods(), [Period::PerMove { time: ms(500) }]);
+    assert_eq!(t.to_string(), "0.5/move");
+    assert!(t.is_timed());
+    // Alone, as an hourglass is.
+    assert!("0.5/move:40/60".parse::<TimeControl>().is_err());
+    assert!("0/move".parse::<TimeControl>().is_err());
+    let mut clocks = Clocks::new(&t);
+    assert_eq!(clocks.remaining(Color::White), Some(ms(500)));
+    assert_eq!(clocks.moves_to_go(Color::White), Some(1));
+    assert_eq!(clocks.increment(Color::White), Duration::ZERO);
+    // A quick move saves nothing for the next.
+    let charge = clocks.charge(Color::White, ms(100));
+    assert!(!charge.flagged);
+    assert_eq!(charge.remaining, Some(ms(500)));
+    assert_eq!(clocks.consumed(Color::White), ms(100));
+    // A move past it is flagged, unless the margin forgives it.
+    assert!(clocks.charge(Color::White, ms(501)).flagged);
+    let mut clocks = Clocks::new(&t);
+    clocks.set_margin(Color::Black, ms(250));
+    assert_eq!(clocks.allowed(Color::Black), Some(ms(750)));
+    let charge = clocks.charge(Color::Black, ms(700));
+    assert!(!charge.flagged);
+    assert_eq!(charge.remaining, Some(ms(500)));
+    assert!(clocks.charge(Color::Black, ms(751)).flagged);
+    // A client's rebuild from the time consumed gives the whole time back.
+    let rebuilt = Clocks::from_consumed(
+        &t,
+        ByColor { white: 3, black: 2 },
+        ByColor {
+            white: ms(1400),
+            black: ms(900),
+        },
+    );
+    assert_eq!(rebuilt.remaining(Color::White), Some(ms(500)));
+    assert_eq!(rebuilt.remaining(Color::Black), Some(ms(500)));
+    assert_eq!(rebuilt.consumed(Color::White), ms(1400));
+}
