@@ -23,9 +23,9 @@
 # change with what it changes in the same run.
 #
 # TMPDIR=/dev/shm puts the work folder, argus serve's --out and argus fastchess's match
-# folder on tmpfs. argus creates two files a game (the journal and the game's PGN), the
-# peers none, and on some filesystems a new file is dear (docs/performance.md, "The
-# fishtest line").
+# folder on tmpfs. argus serve creates two files a game (the journal and the game's
+# PGN), argus fastchess one (the journal), the peers none, and on some filesystems a new
+# file is dear (docs/performance.md, "The fishtest line").
 #
 # Needs python3 (Linux: it reads the manager's /proc/PID/stat). The runs alternate manager by manager
 # for each concurrency, so that a machine that slows down slows all alike.

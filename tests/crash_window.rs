@@ -156,7 +156,7 @@ fn take_over(journal: &Path, pgn: &Path) -> Vec<(Port, String)> {
     let rebuilt = journal::rebuild(journal).unwrap();
     let mut records = Records {
         journal: Journal::append(journal).unwrap(),
-        pgn: pgn.to_path_buf(),
+        pgn: Some(pgn.to_path_buf()),
     };
     mediator::settle(&rebuilt.takeover, &mut records, &mut Quiet).unwrap();
     let mut referee = rebuilt.referee;

@@ -1010,6 +1010,48 @@ fn an_event_killed_outright_goes_on_with_resume() {
     }
 }
 
+/// An event that keeps no PGN file of each game's own (`argus fastchess`'s), stopped
+/// between a game's line in `event.jsonl` and its append to `games.pgn`, is made whole by
+/// `--resume` from the game's journal.
+#[test]
+fn a_resumed_event_without_the_games_own_pgn_files_takes_the_last_game_from_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let out_s = out.to_str().unwrap();
+    let run = argus(&[
+        "serve",
+        "--engine",
+        "name=A",
+        "movetime=1",
+        "--engine",
+        "name=B",
+        "movetime=1",
+        "--games",
+        "2",
+        "--tc",
+        "60",
+        "--out",
+        out_s,
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let pgn_path = out.join("games.pgn");
+    let whole = std::fs::read_to_string(&pgn_path).unwrap();
+    // As such an event leaves its folder: no games/game-NNNN.pgn, its settings saying so.
+    for n in 1..=2 {
+        std::fs::remove_file(out.join(format!("games/game-000{n}.pgn"))).unwrap();
+    }
+    let events = std::fs::read_to_string(out.join("event.jsonl")).unwrap();
+    let events = events.replacen("\"config\":{", "\"config\":{\"no_game_pgn\":true,", 1);
+    std::fs::write(out.join("event.jsonl"), events).unwrap();
+    // The stop came before the last game reached games.pgn.
+    let second = whole.rfind("[Event ").unwrap();
+    std::fs::write(&pgn_path, &whole[..second]).unwrap();
+    let resumed = argus(&["serve", "--resume", out_s]);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert_eq!(std::fs::read_to_string(&pgn_path).unwrap(), whole);
+    assert!(!out.join("games/game-0002.pgn").exists());
+}
+
 /// An engine that cannot be started is found before the first game: the event is
 /// refused with one line per such engine, and no folder is made.
 #[test]

@@ -104,7 +104,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
     })?;
     let mut records = Records {
         journal,
-        pgn: args.pgn.clone(),
+        pgn: Some(args.pgn.clone()),
     };
     let lines: [Line; 2] = lines.try_into().map_err(|_| anyhow::anyhow!("two lines"))?;
     println!(

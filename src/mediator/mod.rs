@@ -209,8 +209,9 @@ impl Watcher for PrintWatcher {
 pub struct Records {
     /// The journal, already holding its session line.
     pub journal: Journal,
-    /// The PGN file games are appended to.
-    pub pgn: PathBuf,
+    /// The PGN file games are appended to; none where the journal and another file
+    /// hold each game (`argus serve`'s games under `argus fastchess`: `games.pgn`).
+    pub pgn: Option<PathBuf>,
 }
 
 /// Appends `text` to the PGN file at `path`, creating it if need be.
@@ -305,11 +306,13 @@ fn record_game(
         termination: report.termination.to_string(),
         reason: report.reason.clone(),
         pgn: report.pgn.clone(),
-        pgn_at: Some(pgn_len(&records.pgn)),
+        pgn_at: records.pgn.as_deref().map(pgn_len),
     })?;
     // The journal holds the game too: a PGN file that fails mid-match loses nothing and
     // stops nobody.
-    if let Err(e) = append_pgn(&records.pgn, &report.pgn) {
+    if let Some(pgn) = &records.pgn
+        && let Err(e) = append_pgn(pgn, &report.pgn)
+    {
         log::error!("{e}; the game is in the journal");
     }
     watcher.game_over(report);
@@ -330,11 +333,12 @@ pub fn settle(
     watcher: &mut dyn Watcher,
 ) -> Result<(), MediatorError> {
     if let Some(game) = &takeover.last_written
-        && finish_pgn_append(&records.pgn, game)?
+        && let Some(pgn) = &records.pgn
+        && finish_pgn_append(pgn, game)?
     {
         log::warn!(
             "pgn file {}: finished the append of game {} that the dead referee began",
-            records.pgn.display(),
+            pgn.display(),
             game.number
         );
     }

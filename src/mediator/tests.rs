@@ -115,7 +115,10 @@ fn a_reply_stamped_before_the_flag_but_handed_over_after_it_is_in_time() {
         let reports = Arc::clone(&reports);
         let lines: [Line; 2] = lines.try_into().map_err(|_| "two").unwrap();
         std::thread::spawn(move || {
-            let mut records = Records { journal, pgn };
+            let mut records = Records {
+                journal,
+                pgn: Some(pgn),
+            };
             let (_control, controls) = crossbeam_channel::unbounded();
             run(
                 Referee::new(config).unwrap(),

@@ -346,7 +346,7 @@ pub(super) fn play(
                     ports: config.port_labels.clone(),
                     lines: None,
                     eol: Some("lf".into()),
-                    pgn: Some(pgn_path.clone()),
+                    pgn: (!cfg.no_game_pgn).then(|| pgn_path.clone()),
                     config: Box::new(config.clone()),
                 })
                 .map_err(|e| e.to_string())?;
@@ -355,7 +355,7 @@ pub(super) fn play(
     };
     let mut records = Records {
         journal,
-        pgn: pgn_path,
+        pgn: (!cfg.no_game_pgn).then_some(pgn_path),
     };
     let (control_tx, control) = crossbeam_channel::unbounded();
     // One stop for each side: each session waits on its own (a stop shared by both

@@ -156,16 +156,28 @@ pub(super) fn rebuild(
     let pgn_path = cfg.out.join("games.pgn");
     let mut held = fs::read_to_string(&pgn_path).unwrap_or_default();
     let game_pgn = |spec: &GameSpec| cfg.out.join("games").join(format!("{}.pgn", stem(spec)));
+    // A finished game's PGN: its own file or, where the event keeps none (and only a
+    // forfeit before the game began has one), what its journal recorded.
+    let game_text = |spec: &GameSpec| {
+        fs::read_to_string(game_pgn(spec))
+            .ok()
+            .or_else(|| journal_pgn(&cfg.out.join("games").join(format!("{}.jsonl", stem(spec)))))
+    };
+    let last = past
+        .last_recorded
+        .and_then(|n| games.iter().find(|g| g.number == n));
     for spec in &finished {
         let game = &past.results[&spec.number];
         state.count(spec, (game.result, &game.termination, &game.time_use));
-        ensure_in_pgn(&pgn_path, &mut held, &game_pgn(spec))?;
+        // Without the games' own files only the last game recorded can be missing:
+        // the event's thread appends each game to games.pgn right after its line.
+        if !cfg.no_game_pgn || last.is_some_and(|l| l.number == spec.number) {
+            ensure_in_pgn(&pgn_path, &mut held, &game_pgn(spec), game_text(spec))?;
+        }
     }
     // A stop between the journal's line of a game and the copies: the last one.
-    if let Some(spec) = past
-        .last_recorded
-        .and_then(|n| games.iter().find(|g| g.number == n))
-        && let Ok(pgn) = fs::read_to_string(game_pgn(spec))
+    if let Some(spec) = last
+        && let Some(pgn) = game_text(spec)
     {
         outputs.ensure_last(&stem(spec), &pgn);
     }
@@ -208,15 +220,30 @@ pub(super) fn rebuild(
     })
 }
 
-/// Appends the game of `game_pgn` (its own PGN file) to `pgn` unless `pgn` holds it
-/// already: the event's journal records a game before `games.pgn` does.
-/// `held` is what `pgn` holds (read once by the caller), and grows with what is added.
+/// The PGN of the last game the journal at `path` records; None when it records none
+/// or cannot be read.
+fn journal_pgn(path: &Path) -> Option<String> {
+    let reader = crate::mediator::journal::Reader::open(path).ok()?;
+    reader
+        .filter_map(Result::ok)
+        .filter_map(|(_, event)| match event {
+            crate::mediator::journal::Event::GameOver { pgn, .. } => Some(pgn),
+            _ => None,
+        })
+        .last()
+}
+
+/// Appends `game`, the PGN of the game whose own file is `game_pgn` (read by the
+/// caller, or taken from its journal), to `pgn` unless `pgn` holds it already: the
+/// event's journal records a game before `games.pgn` does. `held` is what `pgn` holds
+/// (read once by the caller), and grows with what is added.
 pub(super) fn ensure_in_pgn(
     pgn: &Path,
     held: &mut String,
     game_pgn: &Path,
+    game: Option<String>,
 ) -> Result<(), ServeError> {
-    let Ok(game) = fs::read_to_string(game_pgn) else {
+    let Some(game) = game else {
         log::warn!(
             "{}: missing; the game is in its journal",
             game_pgn.display()

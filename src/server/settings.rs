@@ -93,6 +93,11 @@ pub struct ServeConfig {
     /// (fastchess's, under `argus fastchess`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_info: bool,
+    /// No PGN file of each game's own beside its journal (`games/game-NNNN.pgn`): the
+    /// journal and `games.pgn` hold every game (`argus fastchess`'s matches, in a
+    /// folder that goes when the match ends: a file fewer to create a game).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_game_pgn: bool,
     /// The standby stream (`--standby-listen`, `--standby-sync`, `--standby-key`;
     /// docs/standby.md): kept so that a resumed referee offers it again, where an
     /// observer that took the event over tells it so.

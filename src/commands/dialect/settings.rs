@@ -344,6 +344,7 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         pgnout: pgnout.filter(|_| !fastchess_pgn),
         epdout,
         keep_info: fastchess_pgn,
+        no_game_pgn: true,
         standby: None,
         http: None,
         out: out.to_path_buf(),

@@ -42,7 +42,7 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
         // Nothing to go on with: record what the dead referee owed, and say so.
         let mut records = Records {
             journal: Journal::append(&plan.journal)?,
-            pgn: plan.pgn.clone(),
+            pgn: Some(plan.pgn.clone()),
         };
         mediator::settle(&rebuilt.takeover, &mut records, &mut PrintWatcher)?;
         let tally = rebuilt.takeover.tally;
@@ -108,7 +108,7 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
     };
     let mut records = Records {
         journal,
-        pgn: plan.pgn.clone(),
+        pgn: Some(plan.pgn.clone()),
     };
     // The supervisor's console: the terminal view's line, or standard input.
     let (control, controls) = crossbeam_channel::unbounded();

@@ -138,6 +138,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         pgnout: args.pgnout.as_deref().map(absolute).transpose()?,
         epdout: args.epdout.as_deref().map(absolute).transpose()?,
         keep_info: false,
+        no_game_pgn: false,
         standby: match args.standby.standby_listen {
             Some(listen) => Some(StandbySettings {
                 listen,

@@ -747,7 +747,10 @@ fn no_byte_of_a_line_to_send_leaves_before_the_journal_write_is_tapped() {
         sent: Arc::clone(&sent),
         early: Arc::clone(&early),
     }));
-    let mut records = Records { journal, pgn };
+    let mut records = Records {
+        journal,
+        pgn: Some(pgn),
+    };
     let (_control, controls) = crossbeam_channel::unbounded();
     let lines: [Line; 2] = lines.try_into().map_err(|_| "two").unwrap();
     crate::mediator::run(
