@@ -534,7 +534,7 @@ where
     })?;
     let mut records = Records {
         journal,
-        pgn: dir.path().join("bench.pgn"),
+        pgn: Some(dir.path().join("bench.pgn")),
     };
     let lines: [Line; 2] = lines.try_into().map_err(|_| "two lines were expected")?;
 
