@@ -329,6 +329,8 @@ pub(super) struct FastchessLines {
     colours: Vec<Colours>,
     /// When each game under way started, by the wall clock, for fastchess's PGN.
     game_starts: HashMap<u32, time::OffsetDateTime>,
+    /// fastchess's PGN file, open once it is first written.
+    pgn_file: super::pgn::Appender,
 }
 
 impl FastchessLines {
@@ -363,6 +365,7 @@ impl FastchessLines {
             due: None,
             colours: vec![Colours::default(); n],
             game_starts: HashMap::new(),
+            pgn_file: super::pgn::Appender::default(),
         }
     }
 
@@ -393,12 +396,16 @@ impl FastchessLines {
         let _ = std::io::stdout().flush();
     }
 
-    /// The CRC line of the PGN file, once the game is in it.
-    fn crc_line(&mut self) {
+    /// The CRC line of the PGN file, once the game is in it; `written`: what this
+    /// printer appended to it itself (fastchess's PGN), which is not read back.
+    fn crc_line(&mut self, written: Option<&str>) {
         let Some((path, hasher, offset)) = &mut self.crc else {
             return;
         };
-        if let Ok(mut file) = std::fs::File::open(&*path)
+        if let Some(text) = written {
+            hasher.update(text.as_bytes());
+            *offset += text.len() as u64;
+        } else if let Ok(mut file) = std::fs::File::open(&*path)
             && file.seek(SeekFrom::Start(*offset)).is_ok()
         {
             let mut text = Vec::new();
@@ -420,20 +427,22 @@ impl FastchessLines {
             return;
         }
         let mut reason = reason(report);
+        let mut written = None;
         if let Some((path, style)) = &self.output.pgn {
             let times = self
                 .game_starts
                 .remove(&g.number)
                 .map(|start| (start, time::OffsetDateTime::now_utc()));
             let text = super::pgn::game(report, &reason, times, style);
-            if let Err(e) = super::pgn::append(path, &text) {
-                log::error!(
+            match self.pgn_file.append(path, &text) {
+                Ok(()) => written = Some(text),
+                Err(e) => log::error!(
                     "-pgnout {}: {e}; the game is in the event's games.pgn",
                     path.display()
-                );
+                ),
             }
         }
-        self.crc_line();
+        self.crc_line(written.as_deref());
         if self.output.style == Style::Cutechess
             && let Some(at) = reason.find(" (")
             && reason.ends_with("ms overrun)")

@@ -65,14 +65,25 @@ impl PgnStyle {
     }
 }
 
-/// Appends `text` to the file at `path`, creating it.
-pub(super) fn append(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut file = std::fs::File::options()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    file.write_all(text.as_bytes())
+/// The `-pgnout` file, opened for appending when it is first written and kept open.
+#[derive(Default)]
+pub(super) struct Appender(Option<std::fs::File>);
+
+impl Appender {
+    /// Appends `text` to the file at `path` (created if need be).
+    pub(super) fn append(&mut self, path: &std::path::Path, text: &str) -> std::io::Result<()> {
+        use std::io::Write as _;
+        let file = match &mut self.0 {
+            Some(file) => file,
+            None => self.0.insert(
+                std::fs::File::options()
+                    .create(true)
+                    .append(true)
+                    .open(path)?,
+            ),
+        };
+        file.write_all(text.as_bytes())
+    }
 }
 
 /// When a game started and ended, by the wall clock (UTC), as this process saw it.
