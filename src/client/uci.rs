@@ -102,6 +102,8 @@ pub struct UciEngine {
     /// What its replies report besides the usual analysis, when asked
     /// ([`UciEngine::report_detail`]): the patterns of the lines kept.
     detail: Option<Vec<regex::Regex>>,
+    /// With the PV checks: the game's positions so far, kept from turn to turn.
+    history: pv_check::History,
 }
 
 /// A turn under way: what the engine said of its search, and its deadline.
@@ -188,6 +190,7 @@ impl UciEngine {
             unready: false,
             pv_check: check,
             detail: None,
+            history: pv_check::History::default(),
         };
         engine.launch()?;
         Ok(engine)
@@ -520,7 +523,7 @@ impl Engine for UciEngine {
             checked: self
                 .pv_check
                 .is_some()
-                .then(|| (pv_check::history(turn), Vec::new())),
+                .then(|| (self.history.keys(turn).to_vec(), Vec::new())),
             started: Instant::now(),
             kept: self.detail.as_ref().map(|_| detail::KeptLines::default()),
         };

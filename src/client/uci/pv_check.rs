@@ -118,22 +118,58 @@ pub(super) fn reported_time(infos: &[String]) -> Option<u64> {
 }
 
 /// The Zobrist keys of the positions of a turn's game from the last irreversible move
-/// on, the position to move from last.
-pub(super) fn history(turn: &Turn<'_>) -> Vec<u64> {
-    let mut pos = turn.start.clone();
-    let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
-    let mut keys = vec![key(&pos)];
-    for &m in turn.moves {
-        if !pos.is_legal(m) {
-            break;
+/// on, the position to move from last; kept from turn to turn of one game
+/// ([`Turn::history`]), so that a turn adds only the moves since the last one rather
+/// than playing the whole game again.
+#[derive(Debug, Default)]
+pub(super) struct History {
+    /// The game the keys are of (0: none yet, or one that cannot be extended).
+    id: u64,
+    /// How many of its moves were played.
+    moves: usize,
+    /// The position after them.
+    pos: Option<Chess>,
+    /// The keys since the last irreversible move.
+    keys: Vec<u64>,
+}
+
+impl History {
+    /// The keys of `turn`'s game.
+    pub(super) fn keys(&mut self, turn: &Turn<'_>) -> &[u64] {
+        let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        let extends =
+            turn.history != 0 && turn.history == self.id && turn.moves.len() >= self.moves;
+        let (mut pos, from) = match self.pos.take() {
+            Some(pos) if extends => (pos, self.moves),
+            _ => {
+                self.keys.clear();
+                self.keys.push(key(turn.start));
+                (turn.start.clone(), 0)
+            }
+        };
+        self.id = turn.history;
+        self.moves = turn.moves.len();
+        for &m in &turn.moves[from..] {
+            if !pos.is_legal(m) {
+                // Not a game to extend: the next turn starts again.
+                self.id = 0;
+                return &self.keys;
+            }
+            if m.is_zeroing() {
+                self.keys.clear();
+            }
+            pos.play_unchecked(m);
+            self.keys.push(key(&pos));
         }
-        if m.is_zeroing() {
-            keys.clear();
-        }
-        pos.play_unchecked(m);
-        keys.push(key(&pos));
+        self.pos = Some(pos);
+        &self.keys
     }
-    keys
+}
+
+/// The keys of `turn`'s game from its start (what [`History::keys`] keeps).
+#[cfg(test)]
+pub(super) fn history(turn: &Turn<'_>) -> Vec<u64> {
+    History::default().keys(turn).to_vec()
 }
 
 /// What fastchess's finding says after its first line: the info line, the game's start
@@ -301,6 +337,45 @@ mod tests {
             &format!("position fen {fen}"),
             info,
         )
+    }
+
+    #[test]
+    fn the_history_kept_from_turn_to_turn_is_the_game_played_again() {
+        let start = Chess::default();
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        let mut kept = History::default();
+        // Knights out and back (a repetition), then a pawn move that starts it again.
+        for uci in [
+            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "e7e5", "f3e5", "b8c6",
+        ] {
+            let m: shakmaty::Move = uci
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(m);
+            moves.push(m);
+            let turn = Turn {
+                position: &pos,
+                start: &start,
+                moves: &moves,
+                history: 7,
+                clocks: None,
+                draw_offered: false,
+            };
+            assert_eq!(kept.keys(&turn), history(&turn).as_slice(), "{uci}");
+        }
+        // Another game under the same history starts again when it is no extension.
+        let turn = Turn {
+            position: &start,
+            start: &start,
+            moves: &[],
+            history: 8,
+            clocks: None,
+            draw_offered: false,
+        };
+        assert_eq!(kept.keys(&turn).len(), 1);
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
