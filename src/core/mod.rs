@@ -16,6 +16,7 @@ pub mod pgn;
 pub mod referee;
 pub mod supervisor;
 pub mod tally;
+pub mod variant;
 
 pub use move_info::MoveInfo;
 pub use opening::Opening;
@@ -24,6 +25,7 @@ pub use referee::{
     TimeUse, WireTiming,
 };
 pub use tally::{Tally, white_port};
+pub use variant::Variant;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
