@@ -487,6 +487,7 @@ where
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
         wire: Default::default(),
     };
     let referee = Referee::new(config.clone())?;

@@ -278,6 +278,7 @@ fn match_config(block: &Block) -> Result<MatchConfig, String> {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
         wire: WireTiming::default(),
     };
     let mut words = block.options.iter();

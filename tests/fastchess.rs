@@ -238,10 +238,6 @@ fn what_fastchess_refuses_and_what_argus_does_not_do_yet_are_refused_in_one_line
         ("-foo 3", "Unrecognized option: -foo parsing failed."),
         ("-rounds", "Option \"-rounds\" expects exactly one value."),
         (
-            "-variant fischerandom -openings file=book.epd",
-            "-variant fischerandom: Chess960 is not built in argus yet",
-        ),
-        (
             "-tb /nowhere",
             "-tb: Syzygy tablebase adjudication is not built in argus yet",
         ),
@@ -416,7 +412,7 @@ fn openbench_reads(stdout: &str) -> Vec<(u32, String, String)> {
 }
 
 #[test]
-fn openbenchs_chess960_line_is_refused_in_one_line_until_argus_plays_chess960() {
+fn openbenchs_line_is_refused_in_one_line_until_argus_adjudicates_by_tablebases() {
     let worker = Worker::new();
     for dir in ["Engines", "Books", "PGNs"] {
         std::fs::create_dir(worker.path().join(dir)).unwrap();
@@ -432,14 +428,15 @@ fn openbenchs_chess960_line_is_refused_in_one_line_until_argus_plays_chess960() 
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         [
-            "-variant fischerandom: Chess960 is not built in argus yet (docs/fastchess.md lists what is)"
+            "-tb: Syzygy tablebase adjudication is not built in argus yet (docs/fastchess.md lists what is)"
         ]
     );
 }
 
-/// OpenBench's line in standard chess (without `-variant fischerandom` and `-tb`,
-/// which argus does not play yet), with one `match_line=` more that Debian's Stockfish
-/// prints (`info string NNUE evaluation ...`).
+/// OpenBench's line without `-tb` (argus does not adjudicate by tables yet), its
+/// Chess960 book in X-FEN and Shredder-FEN, with one `match_line=` more that Debian's
+/// Stockfish prints (`info string NNUE evaluation ...`): the games are Chess960 games
+/// from the book's positions, and the PGN reads as OpenBench reads it.
 #[test]
 #[ignore = "needs stockfish"]
 fn openbenchs_pgn_reads_as_openbench_reads_it() {
@@ -454,15 +451,9 @@ fn openbenchs_pgn_reads_as_openbench_reads_it() {
         )
         .unwrap();
     }
-    std::fs::copy(
-        worker.path().join("book.epd"),
-        worker.path().join("Books/frc.epd"),
-    )
-    .unwrap();
-    let line = OPENBENCH
-        .replace("-variant fischerandom ", "")
-        .replace("-tb /path/syzygy -tbpieces 4 ", "")
-        + " match_line='^info string NNUE'";
+    std::fs::write(worker.path().join("Books/frc.epd"), FRC_BOOK).unwrap();
+    let line =
+        OPENBENCH.replace("-tb /path/syzygy -tbpieces 4 ", "") + " match_line='^info string NNUE'";
     let run = worker.run(&line);
     let stdout = text(&run.stdout);
     assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));
@@ -480,7 +471,25 @@ fn openbenchs_pgn_reads_as_openbench_reads_it() {
         }
         assert_eq!(headers["Event"], "Fastchess Tournament");
         assert!(headers.contains_key("GameEndTime"), "{headers:?}");
+        assert_eq!(headers["Variant"], "Chess960");
         assert!(!moves.is_empty());
+        // From one of the book's positions, every move legal by Chess960's rules.
+        let fen = &headers["FEN"];
+        let setup = fen.parse::<shakmaty::fen::Fen>().unwrap().into_setup();
+        let book: Vec<shakmaty::Setup> = FRC_BOOK
+            .lines()
+            .map(|l| l.parse::<shakmaty::fen::Fen>().unwrap().into_setup())
+            .collect();
+        assert!(book.iter().any(|b| b.board == setup.board), "{fen}");
+        let mut pos: shakmaty::Chess = setup.position(shakmaty::CastlingMode::Chess960).unwrap();
+        for (san, _) in moves {
+            let m = san
+                .parse::<shakmaty::san::San>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap_or_else(|e| panic!("{san} in {fen}: {e}"));
+            shakmaty::Position::play_unchecked(&mut pos, m);
+        }
         for (san, verbose) in moves {
             // OpenBench's verbose form: every field found, the line it kept after.
             assert!(comment.is_match(verbose), "{san} {{{verbose}}}");
@@ -488,6 +497,13 @@ fn openbenchs_pgn_reads_as_openbench_reads_it() {
         }
     }
 }
+
+/// Chess960 positions, two in X-FEN and two in Shredder-FEN.
+const FRC_BOOK: &str = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1
+nrbkqrnb/pppppppp/8/8/8/8/PPPPPPPP/NRBKQRNB w KQkq - 0 1
+rkrbbqnn/pppppppp/8/8/8/8/PPPPPPPP/RKRBBQNN w CAca - 0 1
+qnrbkrbn/pppppppp/8/8/8/8/PPPPPPPP/QNRBKRBN w FCfc - 0 1
+";
 
 /// One game as OpenBench reads it: its tags, and each move with its comment's verbose
 /// form.

@@ -57,6 +57,7 @@ fn long_journal(path: &Path, pgn: &Path) {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
         wire: Default::default(),
     };
     let mut journal = Journal::create(path).unwrap();

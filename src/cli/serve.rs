@@ -104,6 +104,10 @@ pub struct ServeArgs {
     /// prints it, and event.jsonl keeps it.
     #[arg(long, value_name = "N")]
     pub srand: Option<u64>,
+    /// The variant: standard, or chess960 (Fischer Random: castling by its rules; without
+    /// --openings each encounter starts from one of the 960 positions, drawn by --srand).
+    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = parse_variant)]
+    pub variant: crate::core::Variant,
     /// The games in a row of a pairing that play each opening, the colours alternating:
     /// 2 (the default) plays each opening twice with the colours swapped, 1 gives every
     /// game an opening of its own. These games are an encounter.
@@ -198,4 +202,9 @@ pub struct ServeArgs {
     /// event's), --unattended and --plain go with it.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
+}
+
+/// `--variant`'s value.
+fn parse_variant(text: &str) -> Result<crate::core::Variant, String> {
+    text.parse()
 }

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{Chess, Color, Position};
 
 use super::engine::{Decision, Engine, EngineError, Keep, Turn, TurnClocks};
 use super::error::{ClientError, REPLACED};
@@ -473,10 +473,27 @@ impl Driver<'_> {
     fn handle(&mut self, rec: Record, arrived: Instant) -> Result<Next, ClientError> {
         match rec.refcom() {
             Some("reset") => {
+                // A Chess960 game's reset says so (argus's `variant chess960`).
+                let variant = match rec
+                    .operands("variant")
+                    .and_then(|ops| ops.first())
+                    .and_then(|op| op.as_move_text().or(op.as_str()))
+                {
+                    Some(text) => match text.parse::<crate::core::Variant>() {
+                        Ok(variant) => variant,
+                        Err(why) => return self.unreconciled(&why),
+                    },
+                    None => crate::core::Variant::Standard,
+                };
                 let mut state = State {
                     time_control: std::mem::take(&mut self.state.time_control),
+                    variant,
                     ..State::new()
                 };
+                if let Err(e) = self.engine.set_variant(variant) {
+                    log::error!("{e}");
+                    return Err(ClientError::Engine(e));
+                }
                 if let Err(why) = state.follow(&rec) {
                     return self.unreconciled(&why);
                 }
@@ -524,7 +541,7 @@ impl Driver<'_> {
                     let result = result.unwrap_or_else(|| "*".to_string());
                     let final_pos = rec
                         .setup()
-                        .position::<Chess>(CastlingMode::Standard)
+                        .position::<Chess>(self.state.variant.castling_mode())
                         .unwrap_or_else(|_| self.state.pos.clone());
                     let reason = (result != "*")
                         .then(|| reason_of(&final_pos, &result, self.state.last_word))

@@ -133,6 +133,23 @@ pub trait Engine: Send {
     fn new_game(&mut self) -> Result<(), EngineError> {
         Ok(())
     }
+    /// The variant of the games from the next one on (the client learns it from the
+    /// referee's `reset`), told before [`Engine::new_game`]. An engine that plays
+    /// standard chess only (the default) refuses Chess960.
+    ///
+    /// # Errors
+    ///
+    /// Returns [`EngineError::Failed`] when the engine cannot play `variant`.
+    fn set_variant(&mut self, variant: crate::core::Variant) -> Result<(), EngineError> {
+        if variant.is_standard() {
+            Ok(())
+        } else {
+            Err(EngineError::Failed(format!(
+                "{} does not play {variant}",
+                self.name()
+            )))
+        }
+    }
     /// Decides what to do on this turn. Every wait for the engine has a deadline.
     ///
     /// # Errors

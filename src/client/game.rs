@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use shakmaty::{ByColor, CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{ByColor, Chess, Color, EnPassantMode, Move, Position};
 
 use super::engine::TurnClocks;
 use crate::core::clock::{Clocks, TimeControl};
@@ -41,6 +41,8 @@ pub(super) struct State {
     /// What this client's last reply said besides a move, when it ended the game or may
     /// have (`resigned`, `accepted a draw`, `claimed a draw`).
     pub(super) last_word: Option<&'static str>,
+    /// The game's variant, from its `reset`.
+    pub(super) variant: crate::core::Variant,
 }
 
 /// A history id never given before in this process (never 0).
@@ -70,6 +72,7 @@ impl State {
             names: ByColor::default(),
             me: None,
             last_word: None,
+            variant: crate::core::Variant::Standard,
         }
     }
 
@@ -88,7 +91,7 @@ impl State {
         } else {
             Some(
                 setup
-                    .position::<Chess>(CastlingMode::Standard)
+                    .position::<Chess>(self.variant.castling_mode())
                     .map_err(|e| format!("an impossible position ({}): {e}", rec.position))?,
             )
         };

@@ -118,6 +118,12 @@ impl Engine for HumanEngine {
         self.name.clone()
     }
 
+    /// Any variant: its moves are the position's legal moves (castling read as SAN's
+    /// `O-O`, or as the king's move or the king taking its rook).
+    fn set_variant(&mut self, _variant: crate::core::Variant) -> Result<(), EngineError> {
+        Ok(())
+    }
+
     fn new_game(&mut self) -> Result<(), EngineError> {
         self.say("A new game begins.")
     }

@@ -33,6 +33,12 @@ impl Engine for RandomEngine {
         "argus random mover".to_string()
     }
 
+    /// Any variant: its moves are the position's legal moves (castling read as SAN's
+    /// `O-O`, or as the king's move or the king taking its rook).
+    fn set_variant(&mut self, _variant: crate::core::Variant) -> Result<(), EngineError> {
+        Ok(())
+    }
+
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
         if !self.think.is_zero() {
             match &self.stop {

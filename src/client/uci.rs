@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use compact_str::{CompactString, ToCompactString};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use shakmaty::{Chess, EnPassantMode, Move, Position};
 use smallvec::smallvec;
 
 use super::engine_process::{EngineProcess, QUIT_GRACE};
@@ -104,6 +104,11 @@ pub struct UciEngine {
     detail: Option<Vec<regex::Regex>>,
     /// With the PV checks: the game's positions so far, kept from turn to turn.
     history: pv_check::History,
+    /// The variant of the games (Chess960: `UCI_Chess960` set before `ucinewgame`,
+    /// castling written as the king taking its rook), and what `UCI_Chess960` was last
+    /// set to.
+    variant: crate::core::Variant,
+    chess960_sent: bool,
 }
 
 /// A turn under way: what the engine said of its search, and its deadline.
@@ -191,6 +196,8 @@ impl UciEngine {
             pv_check: check,
             detail: None,
             history: pv_check::History::default(),
+            variant: crate::core::Variant::Standard,
+            chess960_sent: false,
         };
         engine.launch()?;
         Ok(engine)
@@ -206,6 +213,19 @@ impl UciEngine {
     /// A pattern that is not a regular expression.
     pub fn report_detail(&mut self, detail: &detail::Detail) -> Result<(), String> {
         self.detail = Some(detail.compile()?);
+        Ok(())
+    }
+
+    /// Sends `setoption name UCI_Chess960 value true` before the first Chess960 game
+    /// (and `false` before a standard game after one), as fastchess and cutechess-cli
+    /// do; a restarted engine hears it again.
+    fn announce_variant(&mut self) -> Result<(), EngineError> {
+        let chess960 = !self.variant.is_standard();
+        if chess960 != self.chess960_sent {
+            let line = format!("setoption name UCI_Chess960 value {chess960}");
+            self.process()?.send(&line)?;
+            self.chess960_sent = chess960;
+        }
         Ok(())
     }
 
@@ -235,6 +255,8 @@ impl UciEngine {
         }
         log::info!("UCI engine {:?} is ready ({})", self.name, self.command);
         self.process = Some(process);
+        // A new process knows nothing of the variant yet.
+        self.chess960_sent = false;
         Ok(())
     }
 
@@ -464,8 +486,15 @@ impl Engine for UciEngine {
     }
 
     fn new_game(&mut self) -> Result<(), EngineError> {
+        self.announce_variant()?;
         self.process()?.send("ucinewgame")?;
         self.sync()
+    }
+
+    fn set_variant(&mut self, variant: crate::core::Variant) -> Result<(), EngineError> {
+        self.variant = variant;
+        self.position.variant = variant;
+        Ok(())
     }
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {
@@ -499,6 +528,7 @@ impl Engine for UciEngine {
     }
 
     fn begin_new_game(&mut self) -> Result<(), EngineError> {
+        self.announce_variant()?;
         self.process()?.send_all(&["ucinewgame", "isready"])?;
         self.unready = true;
         Ok(())
@@ -705,6 +735,8 @@ fn position_command(turn: &Turn<'_>) -> String {
 /// the square of them.
 #[derive(Debug, Default)]
 struct PositionCommand {
+    /// The variant, which says how castling is written (Chess960's king takes its rook).
+    variant: crate::core::Variant,
     /// The start the command is from.
     start: Option<Chess>,
     /// The history its moves are of ([`Turn::history`]), how many there are, and the
@@ -750,7 +782,7 @@ impl PositionCommand {
             self.line
                 .push_str(if self.moves == 0 { " moves " } else { " " });
             // Written in place: no string of its own for every move.
-            UciMove::from_move(m, CastlingMode::Standard).append_to_string(&mut self.line);
+            UciMove::from_move(m, self.variant.castling_mode()).append_to_string(&mut self.line);
             self.moves += 1;
         }
         if self.start.is_none() || !super::game::same(&end, turn.position) {

@@ -192,6 +192,8 @@ struct Features {
     nps: bool,
     /// The names of the options the engine announced.
     options: Vec<String>,
+    /// The variants of its `feature variants` (CECP: `normal` when it gives none).
+    variants: Vec<String>,
 }
 
 impl Default for Features {
@@ -208,6 +210,7 @@ impl Default for Features {
             reuse: true,
             nps: false,
             options: Vec::new(),
+            variants: vec!["normal".to_string()],
         }
     }
 }
@@ -236,6 +239,9 @@ pub struct XboardEngine {
     /// Whether this game's set-up in edit mode was warned about already (see
     /// [`XboardEngine::warn_edit`]).
     edit_warned: bool,
+    /// The variant of the games: Chess960 is CECP's `variant fischerandom`, for an
+    /// engine whose `feature variants` lists it; its castling goes as `O-O`, `O-O-O`.
+    variant: crate::core::Variant,
 }
 
 /// What the engine's board holds after its last turn, as far as the adapter knows: the
@@ -366,6 +372,7 @@ impl XboardEngine {
             turn: None,
             board: None,
             edit_warned: false,
+            variant: crate::core::Variant::Standard,
         };
         engine.handshake().map_err(|e| match e {
             EngineError::Failed(reason) | EngineError::Timeout(reason) => EngineError::Start {
@@ -458,11 +465,14 @@ impl XboardEngine {
                 "reuse" => f.reuse = on,
                 "nps" => f.nps = on,
                 "option" => f.options.push(option_name(value).to_string()),
-                "variants" if !value.split(',').any(|v| v.trim() == "normal") => {
-                    log::warn!(
-                        "{}: the engine plays no normal chess (variants {value})",
-                        self.command
-                    );
+                "variants" => {
+                    f.variants = value.split(',').map(|v| v.trim().to_string()).collect();
+                    if !f.variants.iter().any(|v| v == "normal") {
+                        log::warn!(
+                            "{}: the engine plays no normal chess (variants {value})",
+                            self.command
+                        );
+                    }
                 }
                 "done" => done = Some(on),
                 _ => {}
@@ -566,10 +576,15 @@ impl XboardEngine {
     /// without it), and the game's moves.
     fn set_up(&mut self, turn: &Turn<'_>, sent: &mut Sent) -> Result<(), EngineError> {
         self.process.send("new")?;
+        let chess960 = !self.variant.is_standard();
+        if chess960 {
+            self.process.send("variant fischerandom")?;
+        }
         self.process.send("force")?;
         self.process.send("post")?;
         self.process.send("easy")?;
-        if !is_standard_start(turn.start) {
+        // A Chess960 game's start is always given: `new` may not set it up.
+        if chess960 || !is_standard_start(turn.start) {
             if self.features.setboard {
                 let fen = Fen::from_position(turn.start, EnPassantMode::Legal);
                 self.process.send(&format!("setboard {fen}"))?;
@@ -597,6 +612,17 @@ impl XboardEngine {
             }
             let text = if self.features.san {
                 crate::epd::play_san(pos, mv).to_string()
+            } else if let (shakmaty::Move::Castle { king, rook }, false) =
+                (mv, self.variant.is_standard())
+            {
+                // CECP's Chess960 castling.
+                pos.play_unchecked(mv);
+                if rook.file() > king.file() {
+                    "O-O"
+                } else {
+                    "O-O-O"
+                }
+                .to_string()
             } else {
                 let uci = mv.to_uci(CastlingMode::Standard).to_string();
                 pos.play_unchecked(mv);
@@ -778,7 +804,22 @@ impl Engine for XboardEngine {
             return self.restart();
         }
         self.process.send("new")?;
+        if !self.variant.is_standard() {
+            self.process.send("variant fischerandom")?;
+        }
         self.process.send("force")
+    }
+
+    fn set_variant(&mut self, variant: crate::core::Variant) -> Result<(), EngineError> {
+        if !variant.is_standard() && !self.features.variants.iter().any(|v| v == "fischerandom") {
+            return Err(EngineError::Failed(format!(
+                "{} does not play {variant}: its feature variants ({}) has no fischerandom",
+                self.command,
+                self.features.variants.join(",")
+            )));
+        }
+        self.variant = variant;
+        Ok(())
     }
 
     fn think(&mut self, turn: &Turn<'_>) -> Result<Decision, EngineError> {

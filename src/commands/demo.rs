@@ -50,6 +50,7 @@ pub(crate) fn demo_cmd(args: DemoArgs) -> Result<ExitCode> {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
         wire: Default::default(),
     };
     let live = match &args.http {

@@ -75,9 +75,10 @@ pub fn parse_epd(text: &[u8]) -> Result<Vec<Opening>, BookError> {
             // A FEN's move number 0 (some tools write it) is the first move.
             setup.fullmoves = NonZeroU32::new(fullmoves).unwrap_or(NonZeroU32::MIN);
         }
-        let pos: Chess = setup
-            .position(CastlingMode::Standard)
-            .map_err(|e| bad(e.to_string()))?;
+        // Chess960 positions (X-FEN or Shredder-FEN) read as such; the event's referee
+        // takes only those of its variant.
+        let mode = CastlingMode::detect(&setup);
+        let pos: Chess = setup.position(mode).map_err(|e| bad(e.to_string()))?;
         let opening = playable(&pos).map_err(bad)?;
         openings.push(Opening {
             tags: epd_tags(&rec),
@@ -240,8 +241,9 @@ impl Visitor for Book {
             None => Chess::default(),
             Some(fen) => {
                 let pos = fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
-                    f.into_position(CastlingMode::Standard)
-                        .map_err(|e| e.to_string())
+                    let setup = f.into_setup();
+                    let mode = CastlingMode::detect(&setup);
+                    setup.position(mode).map_err(|e| e.to_string())
                 });
                 match pos {
                     Ok(pos) => pos,

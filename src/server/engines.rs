@@ -279,7 +279,10 @@ impl EngineSpec {
 /// # Errors
 ///
 /// One line per engine that failed: its name and what went wrong.
-pub fn check_engines(specs: &[&EngineSpec]) -> Result<(), Vec<String>> {
+pub fn check_engines(
+    specs: &[&EngineSpec],
+    variant: crate::core::Variant,
+) -> Result<(), Vec<String>> {
     let failures: Vec<String> = std::thread::scope(|scope| {
         let checks: Vec<_> = specs
             .iter()
@@ -291,9 +294,13 @@ pub fn check_engines(specs: &[&EngineSpec]) -> Result<(), Vec<String>> {
                     ..(*spec).clone()
                 };
                 scope.spawn(move || match spec.start(0) {
+                    // An engine that cannot play the event's variant is found here too.
                     Ok(mut engine) => {
+                        let playable = engine.set_variant(variant);
                         engine.quit();
-                        None
+                        playable
+                            .err()
+                            .map(|e| format!("--engine name={}: {e}", spec.name))
                     }
                     Err(e) => Some(format!("--engine name={}: {e}", spec.name)),
                 })
@@ -342,7 +349,8 @@ mod tests {
             parse("name=R").unwrap(),
             parse("name=Silent cmd=/bin/true proto=xboard").unwrap(),
         ];
-        let failures = check_engines(&specs.iter().collect::<Vec<_>>()).unwrap_err();
+        let failures =
+            check_engines(&specs.iter().collect::<Vec<_>>(), Default::default()).unwrap_err();
         assert_eq!(failures.len(), 2, "{failures:?}");
         assert!(
             failures[0].starts_with("--engine name=Gone: "),
@@ -352,7 +360,7 @@ mod tests {
             failures[1].starts_with("--engine name=Silent: "),
             "{failures:?}"
         );
-        assert!(check_engines(&[&specs[1]]).is_ok());
+        assert!(check_engines(&[&specs[1]], Default::default()).is_ok());
     }
 
     #[test]

@@ -175,7 +175,7 @@ fn check(cfg: &ServeConfig) -> Result<Vec<String>, ServeError> {
             Entrant::Remote(_) | Entrant::Seat(_) => None,
         })
         .collect();
-    check_engines(&engines).map_err(ServeError::Engines)?;
+    check_engines(&engines, cfg.variant).map_err(ServeError::Engines)?;
     Ok(names)
 }
 

@@ -71,6 +71,7 @@ pub(super) fn game_config(
         }),
         wire: Default::default(),
         keep_info: cfg.keep_info,
+        variant: cfg.variant,
     }
 }
 

@@ -129,10 +129,16 @@ fn tag<'a>(pgn: &'a str, name: &str) -> Option<&'a str> {
 /// the result.
 pub(super) fn final_position(pgn: &str) -> Option<Chess> {
     let mut pos: Chess = match tag(pgn, "FEN") {
-        Some(fen) => Fen::from_ascii(fen.as_bytes())
-            .ok()?
-            .into_position(CastlingMode::Standard)
-            .ok()?,
+        Some(fen) => {
+            // A Chess960 game's FEN (X-FEN) reads as one.
+            let setup = Fen::from_ascii(fen.as_bytes()).ok()?.into_setup();
+            let mode = if tag(pgn, "Variant").is_some() {
+                CastlingMode::Chess960
+            } else {
+                CastlingMode::detect(&setup)
+            };
+            setup.position(mode).ok()?
+        }
         None => Chess::default(),
     };
     let mut text = String::new();

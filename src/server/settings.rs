@@ -98,6 +98,9 @@ pub struct ServeConfig {
     /// folder that goes when the match ends: a file fewer to create a game).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_game_pgn: bool,
+    /// The variant of every game (`--variant`).
+    #[serde(default, skip_serializing_if = "crate::core::Variant::is_standard")]
+    pub variant: crate::core::Variant,
     /// The standby stream (`--standby-listen`, `--standby-sync`, `--standby-key`;
     /// docs/standby.md): kept so that a resumed referee offers it again, where an
     /// observer that took the event over tells it so.

@@ -93,7 +93,7 @@ fn play(start: &Chess, ucis: &[&str]) -> (Chess, Vec<Move>) {
 fn from_fen(fen: &str) -> Chess {
     fen.parse::<Fen>()
         .unwrap()
-        .into_position(CastlingMode::Standard)
+        .into_position(shakmaty::CastlingMode::Standard)
         .unwrap()
 }
 

@@ -151,6 +151,12 @@ fn write(
         header("SetUp", Some("1"));
         header("FEN", Some(fen));
     }
+    header("Variant", tag("Variant"));
+    let castling = if tag("Variant").is_some() {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
     if !style.min {
         if let Some((start, end)) = times {
             header("GameDuration", Some(&hms(end - start)));
@@ -184,10 +190,14 @@ fn write(
         } else if i == 0 {
             unit.push_str(&format!("{number}... "));
         }
-        unit.push_str(&notation(m, style.notation.unwrap_or(Notation::San)));
+        unit.push_str(&notation(
+            m,
+            style.notation.unwrap_or(Notation::San),
+            castling,
+        ));
         if !style.min {
             unit.push_str(" {");
-            unit.push_str(&comment(m, style, (i == last).then_some(reason)));
+            unit.push_str(&comment(m, style, (i == last).then_some(reason), castling));
             unit.push('}');
         }
         append(&mut out, &unit);
@@ -206,8 +216,8 @@ fn termination(argus: &str) -> &str {
     }
 }
 
-/// The move `m` as `notation` writes it.
-fn notation(m: &PlayedMove, notation: Notation) -> String {
+/// The move `m` as `notation` writes it (UCI's castling as `castling` says).
+fn notation(m: &PlayedMove, notation: Notation, castling: CastlingMode) -> String {
     let mut text = String::with_capacity(8);
     if notation == Notation::San {
         m.san.append_to_string(&mut text);
@@ -218,7 +228,7 @@ fn notation(m: &PlayedMove, notation: Notation) -> String {
         return text;
     };
     match notation {
-        Notation::Uci => UciMove::from_move(mv, CastlingMode::Standard).append_to_string(&mut text),
+        Notation::Uci => UciMove::from_move(mv, castling).append_to_string(&mut text),
         _ => lan(&mut text, mv, m.san.suffix),
     }
     text
@@ -258,7 +268,12 @@ fn lan(text: &mut String, mv: Move, suffix: Option<Suffix>) {
 }
 
 /// The comment after move `m`, with `reason` after the last move.
-fn comment(m: &PlayedMove, style: &PgnStyle, reason: Option<&str>) -> String {
+fn comment(
+    m: &PlayedMove,
+    style: &PgnStyle,
+    reason: Option<&str>,
+    castling: CastlingMode,
+) -> String {
     let info = m.info.as_deref().cloned().unwrap_or_default();
     let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
     let emt = ms(m.emt);
@@ -289,7 +304,10 @@ fn comment(m: &PlayedMove, style: &PgnStyle, reason: Option<&str>) -> String {
         format!("hashfull={}", info.hashfull.unwrap_or(0)),
     );
     part(style.tbhits, format!("tbhits={}", info.tbhits.unwrap_or(0)));
-    part(style.pv, format!("pv=\"{}\"", uci_line(m, &info.pv)));
+    part(
+        style.pv,
+        format!("pv=\"{}\"", uci_line(m, &info.pv, castling)),
+    );
     if !info.lines.is_empty() {
         let lines: Vec<String> = info.lines.iter().map(|l| format!("line=\"{l}\"")).collect();
         parts.push(lines.join(", "));
@@ -328,7 +346,7 @@ fn seconds(ms: i64) -> String {
 
 /// The PV `sans` (SAN from `m`'s position, `m` first) in UCI, up to its first move that
 /// does not read.
-fn uci_line(m: &PlayedMove, sans: &[String]) -> String {
+fn uci_line(m: &PlayedMove, sans: &[String], castling: CastlingMode) -> String {
     let mut pos = m.before.clone();
     let mut words = Vec::with_capacity(sans.len());
     for text in sans {
@@ -339,7 +357,7 @@ fn uci_line(m: &PlayedMove, sans: &[String]) -> String {
         else {
             break;
         };
-        words.push(UciMove::from_move(mv, CastlingMode::Standard).to_string());
+        words.push(UciMove::from_move(mv, castling).to_string());
         pos.play_unchecked(mv);
     }
     words.join(" ")

@@ -11,14 +11,14 @@ use argus::client::Limit;
 use argus::client::uci::detail::Detail;
 use argus::client::uci::pv_check::PvCheck;
 use argus::core::clock::TimeControl;
-use argus::core::{DrawRule, IllegalRule};
+use argus::core::{DrawRule, IllegalRule, Variant};
 use argus::server::{EngineSpec, Entrant, Proto, ServeConfig, Waits};
 use argus::tournament::{
     AdjudicationRules, Colours, DrawAdjudication, Format, ResignRule, SprtConfig, openings_used,
 };
 
 use super::pgn::PgnStyle;
-use crate::commands::serve::settings::{absolute, openings_of};
+use crate::commands::serve::settings::{absolute, chess960_openings, openings_of};
 use crate::commands::today;
 
 /// A refusal: the option, and why argus does not take it.
@@ -34,9 +34,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
             &format!("{what} is not built in argus yet (docs/fastchess.md lists what is)"),
         ))
     };
-    if args.chess960 {
-        return not_yet("-variant fischerandom", "Chess960");
-    }
     if args.tb.is_some() || args.tbpieces.is_some() || args.tbignore50 {
         return not_yet("-tb", "Syzygy tablebase adjudication");
     }
@@ -238,7 +235,16 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
                     "Warning: No opening book specified! Consider using one, otherwise all games will be played from the starting position."
                 );
             }
-            (Vec::new(), None, args.srand)
+            // cutechess-cli draws a Chess960 position for each game without a book
+            // (argus: for each encounter); fastchess plays them all from the standard
+            // array, as its warning says.
+            if args.chess960 && args.dialect == Dialect::Cutechess {
+                let (openings, seed) =
+                    chess960_openings(args.srand, openings_used(args.rounds, args.games, repeat));
+                (openings, None, Some(seed))
+            } else {
+                (Vec::new(), None, args.srand)
+            }
         }
     };
     let resign = match &args.resign {
@@ -345,6 +351,11 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         epdout,
         keep_info: fastchess_pgn,
         no_game_pgn: true,
+        variant: if args.chess960 {
+            Variant::Chess960
+        } else {
+            Variant::Standard
+        },
         standby: None,
         http: None,
         out: out.to_path_buf(),
@@ -613,10 +624,6 @@ mod tests {
     #[test]
     fn what_argus_does_not_do_is_refused_naming_it() {
         for (extra, named) in [
-            (
-                "-variant fischerandom -openings file=Cargo.toml",
-                "-variant fischerandom: ",
-            ),
             ("-tb /x", "-tb: "),
             ("-use-affinity", "-use-affinity: "),
             ("-seeds 2 -tournament gauntlet", "-seeds: "),

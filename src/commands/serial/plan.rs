@@ -112,6 +112,7 @@ fn new(args: SerialArgs) -> Result<Plan> {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
         wire: wire_timing(
             [&port_a, &port_b],
             &args.line.settings(),
@@ -189,6 +190,7 @@ fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
         wire: event.wire_timing(),
     };
     Ok(Plan {

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use argus::cli::{Cli, ServeArgs, Typed};
-use argus::core::Opening;
+use argus::core::{Opening, Variant};
 use argus::openings::{OpeningsSpec, Order, arrange};
 use argus::server::config::{self, FileOption};
 use argus::server::{self, EngineSpec, Entrant, RemotePlayer, Seat, ServeConfig, StandbySettings};
@@ -139,6 +139,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         epdout: args.epdout.as_deref().map(absolute).transpose()?,
         keep_info: false,
         no_game_pgn: false,
+        variant: args.variant,
         standby: match args.standby.standby_listen {
             Some(listen) => Some(StandbySettings {
                 listen,
@@ -162,12 +163,32 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
 /// order=random by --srand, or by a seed drawn now), as many as the schedule takes; the
 /// words they came from; the seed.
 fn serve_openings(args: &ServeArgs) -> Result<(Vec<Opening>, Option<OpeningsSpec>, Option<u64>)> {
-    openings_of(
-        &args.openings,
-        args.srand,
-        openings_used(args.rounds, args.games, args.repeat),
-        false,
-    )
+    let keep = openings_used(args.rounds, args.games, args.repeat);
+    let (openings, spec, srand) = openings_of(&args.openings, args.srand, keep, false)?;
+    Ok(match args.variant {
+        Variant::Chess960 if openings.is_empty() => {
+            let (openings, seed) = chess960_openings(args.srand, keep);
+            (openings, spec, Some(seed))
+        }
+        _ => (openings, spec, srand),
+    })
+}
+
+/// `keep` Chess960 start positions drawn by `srand` (or by a seed drawn now), one for
+/// each encounter, for a Chess960 event without a book; the seed.
+pub(crate) fn chess960_openings(srand: Option<u64>, keep: usize) -> (Vec<Opening>, u64) {
+    let seed = srand.unwrap_or_else(|| u64::from(fastrand::u32(..)));
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let openings = (0..keep)
+        .map(|_| {
+            let number = rng.u16(..argus::core::variant::CHESS960_POSITIONS);
+            Opening {
+                fen: argus::core::variant::chess960_fen(number).expect("a number below 960"),
+                tags: Vec::new(),
+            }
+        })
+        .collect();
+    (openings, seed)
 }
 
 /// The openings the words of `--openings` (or fastchess's `-openings`) name, the first

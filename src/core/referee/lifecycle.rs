@@ -125,7 +125,7 @@ impl Referee {
         let Some(cur) = self.current.as_ref() else {
             return;
         };
-        let reset = record(cur.game.start(), "reset");
+        let reset = self.reset_record(cur);
         if self.phase != Phase::Playing {
             // Still in the reset delay: the inform and respond are yet to come.
             self.send(port, &reset, Tx::Other);
@@ -196,7 +196,7 @@ impl Referee {
                 };
                 match kind {
                     WaitKind::Reset => {
-                        let reset = record(cur.game.start(), "reset");
+                        let reset = self.reset_record(cur);
                         self.send_both(&reset, Tx::Reset);
                     }
                     WaitKind::Conclude => {

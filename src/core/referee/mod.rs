@@ -250,7 +250,7 @@ impl Referee {
             };
             let fen: Fen = text.parse().map_err(|e| bad(format!("{e}")))?;
             let pos: Chess = fen
-                .into_position(CastlingMode::Standard)
+                .into_position(cfg.variant.castling_mode())
                 .map_err(|e| bad(format!("{e}")))?;
             if pos.is_game_over() {
                 return Err(ConfigError::FinishedOpening {
@@ -549,7 +549,13 @@ impl Referee {
             Port::B
         };
         let start = if self.openings.is_empty() {
-            Chess::default()
+            // Chess960's own standard array, when its games are given no position.
+            match self.cfg.variant {
+                crate::core::Variant::Standard => Chess::default(),
+                crate::core::Variant::Chess960 => shakmaty::Setup::default()
+                    .position(CastlingMode::Chess960)
+                    .expect("the standard array is a Chess960 position"),
+            }
         } else {
             self.openings[(index as usize / 2) % self.openings.len()].clone()
         };
@@ -583,7 +589,7 @@ impl Referee {
             clocks: [Color::White, Color::Black].map(|c| cur.game.clocks().remaining(c)),
             time_control: self.cfg.time_control.to_string(),
         });
-        let reset = record(cur.game.start(), "reset");
+        let reset = self.reset_record(&cur);
         self.current = Some(cur);
         self.send_both(&reset, Tx::Reset);
         self.wait(WaitKind::Reset);

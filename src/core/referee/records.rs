@@ -45,7 +45,10 @@ impl Referee {
             tags.push(("WhiteTimeControl".into(), white_tc.to_string()));
             tags.push(("BlackTimeControl".into(), black_tc.to_string()));
         }
-        if *cur.game.start() != Chess::default() {
+        if let Some(variant) = self.cfg.variant.pgn_tag() {
+            tags.push(("Variant".into(), variant.into()));
+        }
+        if *cur.game.start() != Chess::default() || !self.cfg.variant.is_standard() {
             tags.push(("SetUp".into(), "1".into()));
             tags.push((
                 "FEN".into(),
@@ -64,6 +67,20 @@ impl Referee {
         let openings = &self.cfg.openings;
         let index = (number.saturating_sub(1) / 2) as usize;
         openings.get(index.checked_rem(openings.len())?)
+    }
+
+    /// The `reset` of game `cur`: its start position, and in a Chess960 match
+    /// `variant chess960` (an argus extension: the client reads the position and its
+    /// castling by Chess960's rules).
+    pub(super) fn reset_record(&self, cur: &Current) -> Record {
+        let mut rec = record(cur.game.start(), "reset");
+        if !self.cfg.variant.is_standard() {
+            rec.set(
+                "variant",
+                [Operand::Identifier(self.cfg.variant.to_string().into())],
+            );
+        }
+        rec
     }
 
     pub(super) fn inform_record(&self, cur: &Current) -> Record {

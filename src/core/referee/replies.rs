@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use shakmaty::{CastlingMode, Color};
+use shakmaty::Color;
 
 use super::build::{analysis_text_with, same_position, san_line};
 use super::types::{DrawRule, IllegalRule, Notice};
@@ -63,6 +63,7 @@ impl Referee {
     pub(super) fn on_reply(&mut self, port: Port, at: Duration, rec: &Record) {
         let draw_rule = self.cfg.draw_rule;
         let keep_info = self.cfg.keep_info;
+        let castling = self.cfg.variant.castling_mode();
         let Some(cur) = self.playing_mut() else {
             return self.notice(Notice::Late { port });
         };
@@ -178,7 +179,7 @@ impl Referee {
             })
             .unwrap_or_default();
         let mut uci = String::with_capacity(5);
-        UciMove::from_move(m, CastlingMode::Standard).append_to_string(&mut uci);
+        UciMove::from_move(m, castling).append_to_string(&mut uci);
         let number = cur.number;
         if let Some(info) = info {
             cur.game.play(m, elapsed, analysis);

@@ -29,6 +29,7 @@ pub(crate) fn config(tc: &str) -> MatchConfig {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
         wire: WireTiming::default(),
     }
 }

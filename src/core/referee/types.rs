@@ -96,6 +96,10 @@ pub struct MatchConfig {
     /// such as fastchess's PGN under `argus fastchess`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_info: bool,
+    /// The variant the games are played in (Chess960: castling by its rules, positions
+    /// in X-FEN, the PGN's `Variant` tag, `reset` saying so).
+    #[serde(default, skip_serializing_if = "crate::core::Variant::is_standard")]
+    pub variant: crate::core::Variant,
 }
 
 /// Whether neither port has a time control of its own.

@@ -137,6 +137,7 @@ fn config(u: &mut Unstructured) -> Result<MatchConfig> {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
+        variant: Default::default(),
     })
 }
 
