@@ -4,6 +4,7 @@ use super::*;
 use crate::core::supervisor::Command;
 
 mod analysis;
+mod chess960;
 mod wiring;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
