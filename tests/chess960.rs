@@ -10,9 +10,12 @@ mod serve_support;
 use serve_support::*;
 use shakmaty::{CastlingMode, Chess, Position};
 
+/// A game's tags and its moves in SAN.
+type Game = (Vec<(String, String)>, Vec<String>);
+
 /// The games of a PGN file: each one's tags and its moves in SAN (comments, move
 /// numbers and the result left out).
-fn games(pgn: &str) -> Vec<(Vec<(String, String)>, Vec<String>)> {
+fn games(pgn: &str) -> Vec<Game> {
     let mut out = Vec::new();
     for block in pgn.split("\n\n[").map(|b| b.trim_start_matches('[')) {
         let (tags, movetext) = block.split_once("\n\n").unwrap_or((block, ""));
