@@ -5,8 +5,13 @@
 
 #![cfg(unix)]
 
+mod common;
 mod serve_support;
 
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{Killer, null_modem};
 use serve_support::*;
 use shakmaty::{CastlingMode, Chess, Position};
 
@@ -160,4 +165,99 @@ fn a_cecp_engine_without_fischerandom_is_refused_before_the_first_game() {
             && stderr.contains("does not play chess960: its feature variants (normal,"),
         "{stderr}"
     );
+}
+
+/// Two `argus client`s over socat null modems, Stockfish and the random mover, play
+/// Chess960 through `argus serial` from a book in X-FEN and Shredder-FEN: the PGN says
+/// so, every move is legal by Chess960's rules, and the journal replays to the same PGN.
+#[test]
+#[ignore = "needs socat and stockfish"]
+fn a_chess960_match_through_argus_serial_over_null_modems() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let _cable_a = null_modem(&p("ref-a"), &p("player-a"));
+    let _cable_b = null_modem(&p("ref-b"), &p("player-b"));
+    std::fs::write(
+        p("frc.epd"),
+        "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge -\n",
+    )
+    .unwrap();
+    let (pgn, journal) = (p("match.pgn"), p("match.jsonl"));
+    let mut referee = Killer(
+        Command::new(env!("CARGO_BIN_EXE_argus"))
+            .arg("serial")
+            .arg(p("ref-a"))
+            .arg(p("ref-b"))
+            .args(["--variant", "chess960", "--games", "2", "--tc", "5+0.05"])
+            .args([
+                "--reset-delay",
+                "0.2",
+                "--conclude-delay",
+                "0.2",
+                "--unattended",
+            ])
+            .arg("--openings")
+            .arg(p("frc.epd"))
+            .arg("--pgn")
+            .arg(&pgn)
+            .arg("--journal")
+            .arg(&journal)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let client = |port: &str, engine: &str| {
+        Killer(
+            Command::new(env!("CARGO_BIN_EXE_argus"))
+                .arg("client")
+                .arg(p(port))
+                .args(["--engine", engine, "--seed", "960"])
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
+    };
+    let _a = client("player-a", "uci:/usr/games/stockfish");
+    let _b = client("player-b", "random");
+    let status = referee.wait_within(Duration::from_secs(120), "the match did not finish");
+    assert!(status.success());
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let games = games(&text);
+    assert_eq!(games.len(), 2, "{text}");
+    for (tags, moves) in &games {
+        assert!(
+            tags.contains(&("Variant".into(), "Chess960".into())),
+            "{tags:?}"
+        );
+        assert!(
+            tags.contains(&(
+                "FEN".into(),
+                "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1".into()
+            )),
+            "{tags:?}"
+        );
+        let mut pos: Chess = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Chess960)
+            .unwrap();
+        for san in moves {
+            let m = san
+                .parse::<shakmaty::san::SanPlus>()
+                .unwrap()
+                .san
+                .to_move(&pos)
+                .unwrap_or_else(|e| panic!("{san}: {e}"));
+            pos.play_unchecked(m);
+        }
+    }
+    let replay = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("replay")
+        .arg(&journal)
+        .arg("--pgn")
+        .arg(p("replayed.pgn"))
+        .status()
+        .unwrap();
+    assert!(replay.success());
+    assert_eq!(std::fs::read_to_string(p("replayed.pgn")).unwrap(), text);
 }

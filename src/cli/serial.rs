@@ -59,6 +59,10 @@ pub struct SerialArgs {
     /// each game's moves); each is played twice, colours swapped.
     #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
+    /// The variant: standard, or chess960 (castling by Chess960's rules; without
+    /// --openings each pair of games starts from one of the 960 positions, drawn now).
+    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = parse_variant)]
+    pub variant: crate::core::Variant,
     /// The PGN Event tag.
     #[arg(long, default_value = "?")]
     pub event: String,
@@ -147,4 +151,9 @@ pub fn config_hint(e: &clap::Error) -> Option<String> {
     Some(format!(
         "set `{leaf}` in [{table}] of the event file instead"
     ))
+}
+
+/// `--variant`'s value.
+fn parse_variant(text: &str) -> Result<crate::core::Variant, String> {
+    text.parse()
 }

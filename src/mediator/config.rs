@@ -77,6 +77,8 @@ pub struct EventConfig {
     /// A file of start positions (EPD or FEN lines, or PGN games), each played twice
     /// with colours swapped.
     pub openings: Option<PathBuf>,
+    /// The variant (`variant = "chess960"`).
+    pub variant: crate::core::Variant,
     /// Whether repetition and fifty-move draws are automatic or must be claimed.
     pub draw_rule: DrawRule,
     /// What an illegal move costs.
@@ -225,6 +227,7 @@ struct RawMatch {
     games: Option<Spanned<i64>>,
     tc: Option<Spanned<String>>,
     openings: Option<Spanned<PathBuf>>,
+    variant: Option<Spanned<String>>,
     draw_rule: Option<DrawRule>,
     illegal: Option<IllegalRule>,
     reset_delay: Option<Spanned<f64>>,
@@ -466,6 +469,13 @@ impl Builder<'_> {
             .openings
             .map(|p| self.path("match.openings", p))
             .transpose()?;
+        let variant = match &event.variant {
+            None => crate::core::Variant::Standard,
+            Some(v) => match v.get_ref().parse() {
+                Ok(variant) => variant,
+                Err(e) => return self.bad("match.variant", v.span(), e),
+            },
+        };
         let pgn = match files.pgn {
             None => self.base.join(DEFAULT_PGN),
             Some(p) => self.path("files.pgn", p)?,
@@ -510,6 +520,7 @@ impl Builder<'_> {
             games,
             time_control,
             openings,
+            variant,
             draw_rule: event.draw_rule.unwrap_or(DrawRule::Auto),
             illegal: event.illegal.unwrap_or(IllegalRule::Loss),
             reset_delay: self.delay("match.reset_delay", event.reset_delay)?,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use argus::cli::{SerialArgs, StandbyArgs, Typed};
-use argus::core::{MatchConfig, WireTiming};
+use argus::core::{MatchConfig, Opening, Variant, WireTiming};
 use argus::mediator::Eol;
 use argus::mediator::config::EventConfig;
 use argus::mediator::journal;
@@ -84,13 +84,25 @@ pub(crate) fn resolve(args: SerialArgs, typed: &Typed) -> Result<Plan> {
     }
 }
 
+/// A Chess960 match without a book: a start position drawn now for each pair of its
+/// `games` (the journal keeps them); none for standard chess.
+fn chess960_starts(variant: Variant, games: u32) -> Vec<Opening> {
+    if variant.is_standard() {
+        return Vec::new();
+    }
+    let (openings, seed) =
+        crate::commands::serve::settings::chess960_openings(None, games.div_ceil(2) as usize);
+    log::info!("Chess960 start positions drawn with seed {seed}");
+    openings
+}
+
 fn new(args: SerialArgs) -> Result<Plan> {
     let (Some(port_a), Some(port_b)) = (args.port_a.clone(), args.port_b.clone()) else {
         bail!("give two ports (or --resume JOURNAL)");
     };
     let openings = match &args.openings {
         Some(path) => read_openings(path)?,
-        None => Vec::new(),
+        None => chess960_starts(args.variant, args.games),
     };
     let (date, stamp) = today();
     let config = MatchConfig {
@@ -112,7 +124,7 @@ fn new(args: SerialArgs) -> Result<Plan> {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
-        variant: Default::default(),
+        variant: args.variant,
         wire: wire_timing(
             [&port_a, &port_b],
             &args.line.settings(),
@@ -167,7 +179,7 @@ fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
     let unattended = unattended || event.unattended;
     let openings = match &event.openings {
         Some(path) => read_openings(path)?,
-        None => Vec::new(),
+        None => chess960_starts(event.variant, event.games),
     };
     let (date, stamp) = today();
     let [a, b] = &event.ports;
@@ -190,7 +202,7 @@ fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         time_margin: Default::default(),
         time_odds: Default::default(),
         keep_info: false,
-        variant: Default::default(),
+        variant: event.variant,
         wire: event.wire_timing(),
     };
     Ok(Plan {

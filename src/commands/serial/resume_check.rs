@@ -222,6 +222,11 @@ pub(crate) fn check(
     if typed.has("openings") {
         check.openings(flag("openings"), args.openings.as_deref())?;
     }
+    if typed.has("variant") {
+        check.same(flag("variant"), &args.variant, &config.variant, |v| {
+            v.to_string()
+        })?;
+    }
     if typed.has("event") {
         check.same(flag("event"), args.event.as_str(), &config.event, quote)?;
     }
@@ -345,6 +350,12 @@ fn check_event(check: &Check<'_>, file: &Path, event: &EventConfig) -> Result<()
         |tc| quote(&tc.to_string()),
     )?;
     check.openings(at("match", "openings"), event.openings.as_deref())?;
+    check.same(
+        at("match", "variant"),
+        &event.variant,
+        &config.variant,
+        |v| quote(&v.to_string()),
+    )?;
     check.same(
         at("match", "draw_rule"),
         &event.draw_rule,
