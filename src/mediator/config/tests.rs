@@ -133,6 +133,7 @@ fn missing_keys_take_the_defaults_of_argus_serial() {
             games: 1,
             time_control: "300+5".parse().unwrap(),
             openings: None,
+            variant: crate::core::Variant::Standard,
             draw_rule: DrawRule::Auto,
             illegal: IllegalRule::Loss,
             reset_delay: secs(5),
