@@ -568,6 +568,7 @@ mod tests {
             "tc",
             "games",
             "openings",
+            "variant",
             "event",
             "site",
             "round",

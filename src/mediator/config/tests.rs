@@ -517,7 +517,7 @@ fn an_unknown_key_is_reported_with_its_line() {
             e.problem(),
             Some(&Problem::UnknownKey {
                 key: "match.bad".into(),
-                expected: "one of `event`, `site`, `round`, `games`, `tc`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`".into(),
+                expected: "one of `event`, `site`, `round`, `games`, `tc`, `openings`, `variant`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`".into(),
             })
         );
     assert_eq!(e.position(), Some(Position { line: 7, column: 1 }));
@@ -592,7 +592,7 @@ fn the_file_is_named_in_every_message() {
     assert_eq!(
         e.to_string(),
         format!(
-            "config {}: line 3, column 1: unknown key `bad` in [match], expected one of `event`, `site`, `round`, `games`, `tc`, `openings`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`",
+            "config {}: line 3, column 1: unknown key `bad` in [match], expected one of `event`, `site`, `round`, `games`, `tc`, `openings`, `variant`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`",
             path.display()
         )
     );
