@@ -313,6 +313,7 @@ fn match_config(block: &Block) -> Result<MatchConfig, String> {
                     _ => return Err(format!("--draw-rule {value}")),
                 }
             }
+            "--variant" => cfg.variant = value.parse()?,
             "--illegal" => {
                 cfg.illegal = match value.as_str() {
                     "loss" => IllegalRule::Loss,
