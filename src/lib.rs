@@ -13,6 +13,7 @@ pub mod mediator;
 pub mod openings;
 pub mod secret;
 pub mod server;
+pub mod tablebase;
 pub mod tournament;
 pub mod transport;
 pub mod watch;

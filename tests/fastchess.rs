@@ -412,31 +412,25 @@ fn openbench_reads(stdout: &str) -> Vec<(u32, String, String)> {
 }
 
 #[test]
-fn openbenchs_line_is_refused_in_one_line_until_argus_adjudicates_by_tablebases() {
+fn openbenchs_line_with_tables_that_are_not_there_is_refused_naming_them() {
     let worker = Worker::new();
     for dir in ["Engines", "Books", "PGNs"] {
         std::fs::create_dir(worker.path().join(dir)).unwrap();
     }
-    std::fs::copy(
-        worker.path().join("book.epd"),
-        worker.path().join("Books/frc.epd"),
-    )
-    .unwrap();
+    std::fs::write(worker.path().join("Books/frc.epd"), FRC_BOOK).unwrap();
     let run = worker.run(OPENBENCH);
     let stdout = text(&run.stdout);
     assert_eq!(run.status.code(), Some(1), "{stdout}");
-    assert_eq!(
-        stdout.lines().collect::<Vec<_>>(),
-        [
-            "-tb: Syzygy tablebase adjudication is not built in argus yet (docs/fastchess.md lists what is)"
-        ]
-    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert!(lines[0].starts_with("-tb /path/syzygy: "), "{stdout}");
+    assert!(!worker.path().join("PGNs/1.2.3.0.pgn").exists());
 }
 
-/// OpenBench's line without `-tb` (argus does not adjudicate by tables yet), its
-/// Chess960 book in X-FEN and Shredder-FEN, with one `match_line=` more that Debian's
-/// Stockfish prints (`info string NNUE evaluation ...`): the games are Chess960 games
-/// from the book's positions, and the PGN reads as OpenBench reads it.
+/// OpenBench's line, its tables the tests' (3 and 4 pieces), its Chess960 book in
+/// X-FEN and Shredder-FEN, with one `match_line=` more that Debian's Stockfish prints
+/// (`info string NNUE evaluation ...`): the games are Chess960 games from the book's
+/// positions, and the PGN reads as OpenBench reads it.
 #[test]
 #[ignore = "needs stockfish"]
 fn openbenchs_pgn_reads_as_openbench_reads_it() {
@@ -452,8 +446,8 @@ fn openbenchs_pgn_reads_as_openbench_reads_it() {
         .unwrap();
     }
     std::fs::write(worker.path().join("Books/frc.epd"), FRC_BOOK).unwrap();
-    let line =
-        OPENBENCH.replace("-tb /path/syzygy -tbpieces 4 ", "") + " match_line='^info string NNUE'";
+    let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy");
+    let line = OPENBENCH.replace("/path/syzygy", tables) + " match_line='^info string NNUE'";
     let run = worker.run(&line);
     let stdout = text(&run.stdout);
     assert!(run.status.success(), "{stdout}\n{}", text(&run.stderr));

@@ -57,6 +57,9 @@ pub enum ServeError {
     /// game: one line each.
     #[error("{}", .0.join("\n"))]
     Engines(Vec<String>),
+    /// The endgame tables of `--tb` cannot be read.
+    #[error("{0}")]
+    Tablebase(String),
 }
 
 /// The error of `path`, for `map_err`.

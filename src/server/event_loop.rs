@@ -54,6 +54,13 @@ pub(super) fn run(
 ) -> Result<Summary, ServeError> {
     let live = setup.live;
     let names = check(cfg)?;
+    // Tables that cannot be read refuse the event, before its folder is made.
+    let tables = cfg
+        .tb
+        .as_ref()
+        .map(crate::tablebase::Tables::open)
+        .transpose()
+        .map_err(ServeError::Tablebase)?;
     let event_path = cfg.out.join("event.jsonl");
     if resumed.is_none() && event_path.exists() {
         return Err(ServeError::Exists(cfg.out.clone()));
@@ -77,6 +84,7 @@ pub(super) fn run(
         standby: setup.standby,
         stopped: AtomicBool::new(false),
         idle: Idle::new(2 * cfg.concurrency.max(1)),
+        tables: tables.as_ref(),
     };
     // The standings, the pairs and the SPRT; a Swiss event pairs each round from the
     // results before it, a knockout each match's next games.

@@ -92,12 +92,46 @@ pub(super) struct GameWatcher<'a> {
     /// The game's control channel: a verdict goes to the referee as the supervisor's
     /// `adjudicate`, so that the journal holds it and a replay decides the same.
     control: Sender<Control>,
+    /// The endgame tables that adjudicate, when the event has them.
+    tables: Option<&'a crate::tablebase::Tables>,
+    /// The game's variant (its start position read by its rules).
+    variant: crate::core::Variant,
+    /// Whether a verdict was sent: one is enough.
+    adjudicated: bool,
+}
+
+impl GameWatcher<'_> {
+    /// Sends the verdict of the tables on `pos` (a position reached in the game), if
+    /// they give one.
+    fn probe(&mut self, pos: &shakmaty::Chess) {
+        if self.adjudicated {
+            return;
+        }
+        if let Some(verdict) = self.tables.and_then(|t| t.verdict(pos)) {
+            self.adjudicated = true;
+            let _ = self.control.send(Control::Command(Command::Adjudicate {
+                result: verdict.result,
+                reason: Some(verdict.reason),
+            }));
+        }
+    }
 }
 
 impl Watcher for GameWatcher<'_> {
     fn notice(&mut self, notice: &Notice) {
         if let Some(live) = self.live {
             live.notice_in(self.number, self.round, &self.round_tag, notice);
+        }
+        if self.tables.is_some() {
+            match notice {
+                Notice::Moved { position, .. } => self.probe(position),
+                Notice::GameStarted { fen, .. } => {
+                    if let Ok(pos) = crate::core::variant::position(fen, self.variant) {
+                        self.probe(&pos);
+                    }
+                }
+                _ => {}
+            }
         }
         if let (
             Some(adjudicator),
@@ -413,6 +447,9 @@ pub(super) fn play(
             .any()
             .then(|| Adjudicator::new(cfg.adjudication.clone())),
         control: control_tx,
+        tables: event.tables,
+        variant: cfg.variant,
+        adjudicated: false,
     };
     let options = mediator::RunOptions {
         eol: Eol::Lf,

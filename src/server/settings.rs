@@ -101,6 +101,9 @@ pub struct ServeConfig {
     /// The variant of every game (`--variant`).
     #[serde(default, skip_serializing_if = "crate::core::Variant::is_standard")]
     pub variant: crate::core::Variant,
+    /// Adjudication by endgame tables (`--tb` and its options).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tb: Option<crate::tablebase::TbConfig>,
     /// The standby stream (`--standby-listen`, `--standby-sync`, `--standby-key`;
     /// docs/standby.md): kept so that a resumed referee offers it again, where an
     /// observer that took the event over tells it so.

@@ -43,6 +43,8 @@ pub(super) struct Event<'a> {
     pub(super) stopped: AtomicBool,
     /// Local engines between their games, for their players' next ones.
     pub(super) idle: Idle,
+    /// The endgame tables that adjudicate (`--tb`), open.
+    pub(super) tables: Option<&'a crate::tablebase::Tables>,
 }
 
 impl Event<'_> {

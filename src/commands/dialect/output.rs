@@ -264,6 +264,13 @@ pub(super) fn reason(report: &GameReport) -> String {
             format!("{}'s connection stalls", culprit())
         }
         Termination::Abandoned => format!("{} disconnects", culprit()),
+        // The tables' verdict says so (`SyzygyTB: ...`), as fastchess's does.
+        Termination::Adjudication if text.starts_with("SyzygyTB") && winner.is_empty() => {
+            "Draw by adjudication: SyzygyTB".to_string()
+        }
+        Termination::Adjudication if text.starts_with("SyzygyTB") => {
+            format!("{winner} wins by adjudication: SyzygyTB")
+        }
         Termination::Adjudication if winner.is_empty() => "Draw by adjudication".to_string(),
         Termination::Adjudication => format!("{winner} wins by adjudication"),
         Termination::Unterminated => "Game interrupted".to_string(),

@@ -18,7 +18,7 @@ use argus::tournament::{
 };
 
 use super::pgn::PgnStyle;
-use crate::commands::serve::settings::{absolute, chess960_openings, openings_of};
+use crate::commands::serve::settings::{absolute, chess960_openings, openings_of, tb_config};
 use crate::commands::today;
 
 /// A refusal: the option, and why argus does not take it.
@@ -34,12 +34,6 @@ fn refused(args: &MatchArgs) -> Result<()> {
             &format!("{what} is not built in argus yet (docs/fastchess.md lists what is)"),
         ))
     };
-    if args.tb.is_some() || args.tbpieces.is_some() || args.tbignore50 {
-        return not_yet("-tb", "Syzygy tablebase adjudication");
-    }
-    if args.tbadjudicate.is_some() {
-        return not_yet("-tbadjudicate", "Syzygy tablebase adjudication");
-    }
     if args.log.as_ref().is_some_and(|l| l.compress) {
         return not_yet("-log compress=true", "a gzipped log");
     }
@@ -301,6 +295,18 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         None => None,
     };
     let output = output_of(args)?;
+    let tb = tb_config(
+        args.tb.as_deref(),
+        args.tbpieces.map(|n| n as usize),
+        args.tbignore50,
+        args.tbadjudicate.as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("--tb", "-tb")))?;
+    // Tables that cannot be read refuse the match at once, named as typed.
+    if let Some(tb) = &tb {
+        argus::tablebase::Tables::open(tb)
+            .map_err(|e| anyhow::anyhow!("{}", e.replace("--tb", "-tb")))?;
+    }
     let cfg = ServeConfig {
         players,
         listen: None,
@@ -351,6 +357,7 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         epdout,
         keep_info: fastchess_pgn,
         no_game_pgn: true,
+        tb,
         variant: if args.chess960 {
             Variant::Chess960
         } else {

@@ -14,6 +14,13 @@ use argus::cli::{SerialArgs, Typed};
 
 /// `argus serial`: the match that `args` (of which `typed` were typed) describes, run.
 pub(crate) fn serial_cmd(args: SerialArgs, typed: &Typed) -> Result<ExitCode> {
-    let plan = plan::resolve(args, typed)?;
+    let tb = crate::commands::serve::settings::tb_config(
+        args.tb.as_deref(),
+        args.tb_pieces,
+        args.tb_ignore_50,
+        args.tb_adjudicate.as_deref(),
+    )?;
+    let mut plan = plan::resolve(args, typed)?;
+    plan.tb = tb;
     run::run(plan)
 }

@@ -45,6 +45,8 @@ pub(crate) struct Plan {
     pub(crate) standby: StandbyArgs,
     /// The views, made already (by an observer that takes over).
     pub(crate) live: Option<Arc<Live>>,
+    /// Adjudication by endgame tables (`--tb`).
+    pub(crate) tb: Option<argus::tablebase::TbConfig>,
 }
 
 /// How a match begins: new, or where a journal leaves it.
@@ -149,6 +151,7 @@ fn new(args: SerialArgs) -> Result<Plan> {
         plain: args.plain,
         standby: args.standby,
         live: None,
+        tb: None,
     })
 }
 
@@ -218,6 +221,7 @@ fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         plain,
         standby: standby_of(&event),
         live: None,
+        tb: None,
     })
 }
 
@@ -283,6 +287,7 @@ pub(crate) fn resume(
             _ => args.standby.clone(),
         },
         live: None,
+        tb: None,
     })
 }
 

@@ -590,6 +590,12 @@ mod tests {
             "standby_listen",
             "standby_sync",
             "standby_key",
+            // The tables' verdicts are in the journal as the supervisor's `adjudicate`:
+            // a resumed match adjudicates by the tables it is given, or by none.
+            "tb",
+            "tb_pieces",
+            "tb_ignore_50",
+            "tb_adjudicate",
         ];
         let cli = Cli::command();
         let serial = cli.find_subcommand("serial").unwrap();

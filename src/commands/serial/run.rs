@@ -36,6 +36,13 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
             }
         );
     }
+    // Tables that cannot be read refuse the match before a port is opened.
+    let tables = plan
+        .tb
+        .as_ref()
+        .map(argus::tablebase::Tables::open)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     if let Start::Resume(rebuilt) = &plan.start
         && rebuilt.referee.is_over()
     {
@@ -170,6 +177,15 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
         }
         None => print,
     };
+    // The tables adjudicate through the supervisor's channel.
+    if let Some(tables) = tables {
+        watcher = Box::new(argus::tablebase::Adjudicating::new(
+            watcher,
+            tables,
+            control.clone(),
+            referee.config().variant,
+        ));
+    }
     interrupts(&control)?;
     if plan.attended {
         println!("argus: supervisor console; {}", supervisor::HELP);
