@@ -237,10 +237,7 @@ fn what_fastchess_refuses_and_what_argus_does_not_do_yet_are_refused_in_one_line
     for (extra, says) in [
         ("-foo 3", "Unrecognized option: -foo parsing failed."),
         ("-rounds", "Option \"-rounds\" expects exactly one value."),
-        (
-            "-tb /nowhere",
-            "-tb: Syzygy tablebase adjudication is not built in argus yet",
-        ),
+        ("-tb /nowhere", "-tb /nowhere: "),
         (
             "-pgnout file=x.pgn nodes=true match_line=(",
             "-pgnout match_line=: \"(\" is not a regular expression",
@@ -412,18 +409,27 @@ fn openbench_reads(stdout: &str) -> Vec<(u32, String, String)> {
 }
 
 #[test]
+#[ignore = "needs stockfish"]
 fn openbenchs_line_with_tables_that_are_not_there_is_refused_naming_them() {
     let worker = Worker::new();
     for dir in ["Engines", "Books", "PGNs"] {
         std::fs::create_dir(worker.path().join(dir)).unwrap();
     }
+    for engine in ["dev", "base"] {
+        std::os::unix::fs::symlink(
+            "/usr/games/stockfish",
+            worker.path().join("Engines").join(engine),
+        )
+        .unwrap();
+    }
     std::fs::write(worker.path().join("Books/frc.epd"), FRC_BOOK).unwrap();
     let run = worker.run(OPENBENCH);
     let stdout = text(&run.stdout);
     assert_eq!(run.status.code(), Some(1), "{stdout}");
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "{stdout}");
-    assert!(lines[0].starts_with("-tb /path/syzygy: "), "{stdout}");
+    // The book is read first, as fastchess reads it; then the tables refuse the match.
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(last.starts_with("-tb /path/syzygy: "), "{stdout}");
+    assert!(!stdout.contains("Started game"), "{stdout}");
     assert!(!worker.path().join("PGNs/1.2.3.0.pgn").exists());
 }
 
@@ -498,6 +504,43 @@ nrbkqrnb/pppppppp/8/8/8/8/PPPPPPPP/NRBKQRNB w KQkq - 0 1
 rkrbbqnn/pppppppp/8/8/8/8/PPPPPPPP/RKRBBQNN w CAca - 0 1
 qnrbkrbn/pppppppp/8/8/8/8/PPPPPPPP/QNRBKRBN w FCfc - 0 1
 ";
+
+/// `-tb`: games from positions the tables decide end at once, in fastchess's words.
+#[test]
+#[ignore = "needs stockfish"]
+fn games_the_tables_decide_finish_as_fastchess_says_it() {
+    let worker = Worker::new();
+    std::fs::write(
+        worker.path().join("endings.epd"),
+        "8/8/8/4k3/8/8/8/R3K3 w - -\n8/8/3k4/3r4/8/8/3R4/3K4 w - -\n",
+    )
+    .unwrap();
+    let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy");
+    let run = worker.run(&format!(
+        "-engine cmd=stockfish dir=engines name=A -engine cmd=stockfish dir=engines name=B -each tc=1+0.01 proto=uci -rounds 2 -games 2 -openings file=endings.epd format=epd -tb {tables} -tbpieces 4 -pgnout file=tb.pgn"
+    ));
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    for (n, white, result, reason) in [
+        (1, "A vs B", "1-0", "White wins by adjudication: SyzygyTB"),
+        (2, "B vs A", "1-0", "White wins by adjudication: SyzygyTB"),
+        (3, "A vs B", "1/2-1/2", "Draw by adjudication: SyzygyTB"),
+        (4, "B vs A", "1/2-1/2", "Draw by adjudication: SyzygyTB"),
+    ] {
+        assert!(
+            stdout.contains(&format!(
+                "Finished game {n} ({white}): {result} {{{reason}}}"
+            )),
+            "{stdout}"
+        );
+    }
+    let pgn = std::fs::read_to_string(worker.path().join("tb.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Termination \"adjudication\"]").count(),
+        4,
+        "{pgn}"
+    );
+}
 
 /// One game as OpenBench reads it: its tags, and each move with its comment's verbose
 /// form.

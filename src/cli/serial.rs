@@ -28,7 +28,7 @@ pub struct SerialArgs {
         value_name = "EVENT.toml",
         conflicts_with_all = [
             "port_a", "port_b", "baud", "data_bits", "parity", "stop_bits", "flow", "eol",
-            "tc", "games", "openings", "variant", "event", "site", "round", "name_a", "name_b", "pgn",
+            "tc", "games", "openings", "variant", "tb", "tb_pieces", "tb_ignore_50", "tb_adjudicate", "event", "site", "round", "name_a", "name_b", "pgn",
             "journal", "reset_delay", "conclude_delay", "draw_rule", "illegal",
             "no_wire_compensation", "http", "standby_listen", "standby_sync",
             "standby_key",

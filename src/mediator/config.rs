@@ -79,6 +79,15 @@ pub struct EventConfig {
     pub openings: Option<PathBuf>,
     /// The variant (`variant = "chess960"`).
     pub variant: crate::core::Variant,
+    /// The folders of the Syzygy tables that adjudicate (`tb`, joined by `:`; a relative
+    /// one from the file's folder), and `tb_pieces`, `tb_ignore_50`, `tb_adjudicate`.
+    pub tb: Option<String>,
+    /// `tb_pieces`.
+    pub tb_pieces: Option<usize>,
+    /// `tb_ignore_50`.
+    pub tb_ignore_50: bool,
+    /// `tb_adjudicate`.
+    pub tb_adjudicate: Option<String>,
     /// Whether repetition and fifty-move draws are automatic or must be claimed.
     pub draw_rule: DrawRule,
     /// What an illegal move costs.
@@ -228,6 +237,10 @@ struct RawMatch {
     tc: Option<Spanned<String>>,
     openings: Option<Spanned<PathBuf>>,
     variant: Option<Spanned<String>>,
+    tb: Option<Spanned<String>>,
+    tb_pieces: Option<Spanned<i64>>,
+    tb_ignore_50: Option<bool>,
+    tb_adjudicate: Option<Spanned<String>>,
     draw_rule: Option<DrawRule>,
     illegal: Option<IllegalRule>,
     reset_delay: Option<Spanned<f64>>,
@@ -521,6 +534,26 @@ impl Builder<'_> {
             time_control,
             openings,
             variant,
+            tb: event
+                .tb
+                .as_ref()
+                .filter(|tb| !tb.get_ref().is_empty())
+                .map(|tb| {
+                    crate::tablebase::TbConfig::split_paths(tb.get_ref())
+                        .iter()
+                        .map(|p| self.base.join(p).display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(if cfg!(windows) { ";" } else { ":" })
+                }),
+            tb_pieces: match &event.tb_pieces {
+                None => None,
+                Some(n) => match usize::try_from(*n.get_ref()) {
+                    Ok(n) if n > 0 => Some(n),
+                    _ => return self.bad("match.tb_pieces", n.span(), "a number of pieces"),
+                },
+            },
+            tb_ignore_50: event.tb_ignore_50.unwrap_or(false),
+            tb_adjudicate: event.tb_adjudicate.as_ref().map(|k| k.get_ref().clone()),
             draw_rule: event.draw_rule.unwrap_or(DrawRule::Auto),
             illegal: event.illegal.unwrap_or(IllegalRule::Loss),
             reset_delay: self.delay("match.reset_delay", event.reset_delay)?,

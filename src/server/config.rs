@@ -78,7 +78,7 @@ impl FileOption {
 const MANY_WORDS: [&str; 6] = ["engine", "player", "each", "resign", "draw", "sprt"];
 
 /// Options that take no value: `true` sets them, `false` leaves them off.
-const FLAGS: [&str; 2] = ["unattended", "standby_sync"];
+const FLAGS: [&str; 3] = ["unattended", "standby_sync", "tb_ignore_50"];
 
 /// Keys of `argus serial`'s event file, which are not this file's.
 const RENAMED: [(&str, &str); 0] = [];
@@ -113,6 +113,10 @@ struct RawTournament {
     repeat: Value,
     srand: Value,
     variant: Value,
+    tb: Value,
+    tb_pieces: Value,
+    tb_ignore_50: Value,
+    tb_adjudicate: Value,
     tc: Value,
     draw_rule: Value,
     illegal: Value,
@@ -252,7 +256,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
                 .flat_map(|w| w.split_whitespace())
                 .map(str::to_string)
                 .collect();
-        } else if ["out", "pgnout", "epdout", "standby_key", "players"].contains(&name)
+        } else if ["out", "pgnout", "epdout", "standby_key", "players", "tb"].contains(&name)
             && let [path] = words.as_slice()
             && Path::new(path).is_relative()
         {
@@ -278,6 +282,10 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
         ("repeat", &t.repeat),
         ("srand", &t.srand),
         ("variant", &t.variant),
+        ("tb", &t.tb),
+        ("tb_pieces", &t.tb_pieces),
+        ("tb_ignore_50", &t.tb_ignore_50),
+        ("tb_adjudicate", &t.tb_adjudicate),
         ("tc", &t.tc),
         ("draw_rule", &t.draw_rule),
         ("illegal", &t.illegal),

@@ -631,7 +631,6 @@ mod tests {
     #[test]
     fn what_argus_does_not_do_is_refused_naming_it() {
         for (extra, named) in [
-            ("-tb /x", "-tb: "),
             ("-use-affinity", "-use-affinity: "),
             ("-seeds 2 -tournament gauntlet", "-seeds: "),
             (

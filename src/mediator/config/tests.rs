@@ -134,6 +134,10 @@ fn missing_keys_take_the_defaults_of_argus_serial() {
             time_control: "300+5".parse().unwrap(),
             openings: None,
             variant: crate::core::Variant::Standard,
+            tb: None,
+            tb_pieces: None,
+            tb_ignore_50: false,
+            tb_adjudicate: None,
             draw_rule: DrawRule::Auto,
             illegal: IllegalRule::Loss,
             reset_delay: secs(5),
@@ -517,7 +521,7 @@ fn an_unknown_key_is_reported_with_its_line() {
             e.problem(),
             Some(&Problem::UnknownKey {
                 key: "match.bad".into(),
-                expected: "one of `event`, `site`, `round`, `games`, `tc`, `openings`, `variant`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`".into(),
+                expected: "one of `event`, `site`, `round`, `games`, `tc`, `openings`, `variant`, `tb`, `tb_pieces`, `tb_ignore_50`, `tb_adjudicate`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`".into(),
             })
         );
     assert_eq!(e.position(), Some(Position { line: 7, column: 1 }));
@@ -592,7 +596,7 @@ fn the_file_is_named_in_every_message() {
     assert_eq!(
         e.to_string(),
         format!(
-            "config {}: line 3, column 1: unknown key `bad` in [match], expected one of `event`, `site`, `round`, `games`, `tc`, `openings`, `variant`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`",
+            "config {}: line 3, column 1: unknown key `bad` in [match], expected one of `event`, `site`, `round`, `games`, `tc`, `openings`, `variant`, `tb`, `tb_pieces`, `tb_ignore_50`, `tb_adjudicate`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `unattended`",
             path.display()
         )
     );

@@ -115,7 +115,7 @@ fn openings_take_the_options_words_in_a_string_a_list_or_a_table() {
 fn an_unknown_key_is_named_with_its_table_and_place() {
     assert_eq!(
         error("[tournament]\ngames = 2\nconcurency = 2\n"),
-        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `repeat`, `srand`, `variant`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `rating_interval`, `unattended`, `each`"
+        "config: line 3, column 1: unknown key `concurency` in [tournament], expected one of `event`, `site`, `format`, `rounds`, `games`, `concurrency`, `openings`, `repeat`, `srand`, `variant`, `tb`, `tb_pieces`, `tb_ignore_50`, `tb_adjudicate`, `tc`, `draw_rule`, `illegal`, `reset_delay`, `conclude_delay`, `resign`, `draw`, `maxmoves`, `sprt`, `rating_interval`, `unattended`, `each`"
     );
     let e = error("[[engine]]\nname = \"A\"\ncommand = \"x\"\n");
     assert!(
