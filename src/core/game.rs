@@ -420,6 +420,60 @@ mod tests {
         assert!(repeated > 20, "{repeated}");
     }
 
+    /// In Chess960 games (seeded random games from 40 of the 960 positions, castling
+    /// included) the repetitions counted are those of shakmaty's own Zobrist keys of the
+    /// positions played, and the dead-position watch answers as the full check does,
+    /// bare material (shakmaty's insufficient material) always dead.
+    #[test]
+    fn chess960_games_count_repetitions_and_dead_positions_as_the_full_checks_do() {
+        let mut rng = fastrand::Rng::with_seed(960);
+        let (mut castles, mut repeated, mut dead) = (0, 0, 0);
+        for _ in 0..40 {
+            let number = rng.u16(..crate::core::variant::CHESS960_POSITIONS);
+            let fen = crate::core::variant::chess960_fen(number).unwrap();
+            let start =
+                crate::core::variant::position(&fen, crate::core::Variant::Chess960).unwrap();
+            let mut g = Game::new(start.clone(), &"-".parse().unwrap());
+            let mut pos = start;
+            let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal);
+            let mut keys = vec![key(&pos)];
+            for _ in 0..400 {
+                if g.automatic_end(false).is_some() {
+                    break;
+                }
+                let moves = pos.legal_moves();
+                // Castling when it may be, else any move.
+                let m = moves
+                    .iter()
+                    .copied()
+                    .find(|m| m.is_castle() && rng.bool())
+                    .unwrap_or_else(|| moves[rng.usize(..moves.len())]);
+                castles += usize::from(m.is_castle());
+                g.play(m, Duration::ZERO, None);
+                pos.play_unchecked(m);
+                keys.push(key(&pos));
+                assert_eq!(g.position(), &pos);
+                let now = *keys.last().unwrap();
+                let all = keys.iter().filter(|k| **k == now).count();
+                assert_eq!(g.repetitions(), all, "{fen}");
+                repeated += usize::from(all >= 2);
+                assert_eq!(
+                    g.dead,
+                    dead::is_dead(&pos),
+                    "{}",
+                    crate::core::fen_text(&pos)
+                );
+                if pos.is_insufficient_material() {
+                    assert!(g.dead);
+                }
+                dead += usize::from(g.dead);
+            }
+        }
+        assert!(castles > 10, "{castles}");
+        assert!(repeated > 10, "{repeated}");
+        assert!(dead > 3, "{dead}");
+    }
+
     #[test]
     fn threefold_depends_on_the_draw_rule() {
         let mut g = game("300");
