@@ -45,8 +45,9 @@ const PGN_NAMES: [&str; 5] = ["Opening", "Variation", "SubVariation", "ECO", "NI
 
 /// The openings of an EPD or FEN book: one a line, `#` comments and blank lines
 /// skipped. A line whose fifth and sixth fields are numbers is a FEN (the halfmove
-/// clock and the move number), which EPD operations may follow; any other line is an
-/// EPD record (its `hmvc` and `fmvn` give those).
+/// clock and the move number), which EPD operations may follow; a line that is a number
+/// alone names a Chess960 start position (0 to 959); any other line is an EPD record
+/// (its `hmvc` and `fmvn` give those).
 ///
 /// # Errors
 ///
@@ -62,6 +63,23 @@ pub fn parse_epd(text: &[u8]) -> Result<Vec<Opening>, BookError> {
             line: i + 1,
             problem,
         };
+        // A Chess960 start position named by its number alone (Scharnagl's, 0 to 959:
+        // 518 is the standard array).
+        if let Some(number) = std::str::from_utf8(trimmed)
+            .ok()
+            .and_then(|t| t.parse::<u16>().ok())
+        {
+            let fen = crate::core::variant::chess960_fen(number).ok_or_else(|| {
+                bad(format!(
+                    "{number}: Chess960's positions are numbered 0 to 959"
+                ))
+            })?;
+            openings.push(Opening {
+                fen,
+                tags: Vec::new(),
+            });
+            continue;
+        }
         let (rec, counters) = match fen_fields(trimmed) {
             Some((epd, halfmoves, fullmoves)) => {
                 (Record::from_ascii(&epd), Some((halfmoves, fullmoves)))

@@ -34,6 +34,28 @@ fn fen_lines_and_epd_records_are_both_read() {
 }
 
 #[test]
+fn chess960_positions_are_named_by_their_numbers_and_read_in_x_fen_and_shredder_fen() {
+    let text = "518\n0\n# Double Fischer Random: each side its own back rank\n\
+        nrbkqrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq -\n\
+        rkrbbqnn/pppppppp/8/8/8/8/PPPPPPPP/RKRBBQNN w CAca - 0 1\n";
+    let openings = parse_epd(text.as_bytes()).unwrap();
+    assert_eq!(
+        fens(&openings),
+        [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1",
+            "nrbkqrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1",
+            "rkrbbqnn/pppppppp/8/8/8/8/PPPPPPPP/RKRBBQNN w KQkq - 0 1",
+        ]
+    );
+    let BookError::Line { line, problem } = parse_epd(b"960\n").unwrap_err() else {
+        panic!()
+    };
+    assert_eq!(line, 1);
+    assert!(problem.contains("numbered 0 to 959"), "{problem}");
+}
+
+#[test]
 fn a_bad_line_is_named() {
     let text = format!("{AFTER_E4}\n\nrnbqkbnr/pppppppp/8/8 w KQkq - 0 1\n");
     let e = parse_epd(text.as_bytes()).unwrap_err();
