@@ -63,6 +63,45 @@ pub struct TbConfig {
 }
 
 impl TbConfig {
+    /// The adjudication `--tb PATHS`, `--tb-pieces N`, `--tb-ignore-50` and
+    /// `--tb-adjudicate KIND` ask for (fastchess's `-tb`, `-tbpieces`, `-tbignore50`,
+    /// `-tbadjudicate` too, and the event files' keys), the folders made absolute; None
+    /// without `--tb`.
+    ///
+    /// # Errors
+    ///
+    /// The other options without `--tb`, a folder that cannot be made absolute, or a
+    /// kind of verdict that is none.
+    pub fn from_options(
+        paths: Option<&str>,
+        pieces: Option<usize>,
+        ignore_50: bool,
+        results: Option<&str>,
+    ) -> Result<Option<TbConfig>, String> {
+        let Some(paths) = paths else {
+            if pieces.is_some() || ignore_50 || results.is_some() {
+                return Err(
+                    "--tb-pieces, --tb-ignore-50 and --tb-adjudicate need --tb PATHS".into(),
+                );
+            }
+            return Ok(None);
+        };
+        let paths = TbConfig::split_paths(paths)
+            .iter()
+            .map(|p| std::path::absolute(p).map_err(|e| format!("--tb {}: {e}", p.display())))
+            .collect::<Result<_, _>>()?;
+        Ok(Some(TbConfig {
+            paths,
+            pieces,
+            ignore_50,
+            results: results
+                .map(str::parse)
+                .transpose()
+                .map_err(|e: String| format!("--tb-adjudicate {e}"))?
+                .unwrap_or_default(),
+        }))
+    }
+
     /// `PATHS` as `--tb` takes them: folders joined by `:` (`;` on Windows).
     pub fn split_paths(text: &str) -> Vec<PathBuf> {
         let sep = if cfg!(windows) { ';' } else { ':' };
@@ -191,27 +230,28 @@ fn judge(wdl: Wdl, mover: Color, cfg: &TbConfig) -> Option<(Option<Color>, Optio
     wanted.then_some((winner, why))
 }
 
-/// A watcher that adjudicates by the tables (`argus serial --tb`): it probes each
-/// position a game reaches (its start, and after every move) and sends the first
-/// verdict to the referee as the supervisor's `adjudicate`; then it passes the notice on.
-pub struct Adjudicating<W> {
+/// A watcher that adjudicates by the tables (`argus serial --tb`, and each game of
+/// `argus serve --tb`): it probes each position a game reaches (its start, and after
+/// every move) and sends the first verdict to the referee as the supervisor's
+/// `adjudicate`; then it passes the notice on. Without tables it only passes them on.
+pub struct Adjudicating<'a, W> {
     inner: W,
-    tables: Tables,
+    tables: Option<&'a Tables>,
     control: crossbeam_channel::Sender<crate::mediator::Control>,
     variant: crate::core::Variant,
     /// Whether this game's verdict was sent.
     decided: bool,
 }
 
-impl<W> Adjudicating<W> {
-    /// `inner` watched, the games of a match in `variant` adjudicated by `tables`
-    /// through `control`.
+impl<'a, W> Adjudicating<'a, W> {
+    /// `inner` watched, the games of a match in `variant` adjudicated by `tables` (when
+    /// there are) through `control`.
     pub fn new(
         inner: W,
-        tables: Tables,
+        tables: Option<&'a Tables>,
         control: crossbeam_channel::Sender<crate::mediator::Control>,
         variant: crate::core::Variant,
-    ) -> Adjudicating<W> {
+    ) -> Adjudicating<'a, W> {
         Adjudicating {
             inner,
             tables,
@@ -225,7 +265,7 @@ impl<W> Adjudicating<W> {
         if self.decided {
             return;
         }
-        if let Some(verdict) = self.tables.verdict(pos) {
+        if let Some(verdict) = self.tables.and_then(|t| t.verdict(pos)) {
             self.decided = true;
             let _ = self.control.send(crate::mediator::Control::Command(
                 crate::core::supervisor::Command::Adjudicate {
@@ -237,9 +277,10 @@ impl<W> Adjudicating<W> {
     }
 }
 
-impl<W: crate::mediator::Watcher> crate::mediator::Watcher for Adjudicating<W> {
+impl<W: crate::mediator::Watcher> crate::mediator::Watcher for Adjudicating<'_, W> {
     fn notice(&mut self, notice: &crate::core::Notice) {
         match notice {
+            _ if self.tables.is_none() => {}
             crate::core::Notice::GameStarted { fen, .. } => {
                 self.decided = false;
                 if let Ok(pos) = crate::core::variant::position(fen, self.variant) {

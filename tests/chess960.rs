@@ -251,13 +251,5 @@ fn a_chess960_match_through_argus_serial_over_null_modems() {
             pos.play_unchecked(m);
         }
     }
-    let replay = Command::new(env!("CARGO_BIN_EXE_argus"))
-        .arg("replay")
-        .arg(&journal)
-        .arg("--pgn")
-        .arg(p("replayed.pgn"))
-        .status()
-        .unwrap();
-    assert!(replay.success());
-    assert_eq!(std::fs::read_to_string(p("replayed.pgn")).unwrap(), text);
+    assert_eq!(common::replayed_pgn(&journal, &p("replayed.pgn")), text);
 }

@@ -40,6 +40,24 @@ impl Worker {
         Worker { dir }
     }
 
+    /// A worker as OpenBench's client lays it out: `Engines/dev` and `Engines/base`
+    /// (Stockfish), `Books/frc.epd` (Chess960 positions), `PGNs/`.
+    fn openbench() -> Worker {
+        let worker = Worker::new();
+        for dir in ["Engines", "Books", "PGNs"] {
+            std::fs::create_dir(worker.path().join(dir)).unwrap();
+        }
+        for engine in ["dev", "base"] {
+            std::os::unix::fs::symlink(
+                "/usr/games/stockfish",
+                worker.path().join("Engines").join(engine),
+            )
+            .unwrap();
+        }
+        std::fs::write(worker.path().join("Books/frc.epd"), FRC_BOOK).unwrap();
+        worker
+    }
+
     fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -411,18 +429,7 @@ fn openbench_reads(stdout: &str) -> Vec<(u32, String, String)> {
 #[test]
 #[ignore = "needs stockfish"]
 fn openbenchs_line_with_tables_that_are_not_there_is_refused_naming_them() {
-    let worker = Worker::new();
-    for dir in ["Engines", "Books", "PGNs"] {
-        std::fs::create_dir(worker.path().join(dir)).unwrap();
-    }
-    for engine in ["dev", "base"] {
-        std::os::unix::fs::symlink(
-            "/usr/games/stockfish",
-            worker.path().join("Engines").join(engine),
-        )
-        .unwrap();
-    }
-    std::fs::write(worker.path().join("Books/frc.epd"), FRC_BOOK).unwrap();
+    let worker = Worker::openbench();
     let run = worker.run(OPENBENCH);
     let stdout = text(&run.stdout);
     assert_eq!(run.status.code(), Some(1), "{stdout}");
@@ -440,18 +447,7 @@ fn openbenchs_line_with_tables_that_are_not_there_is_refused_naming_them() {
 #[test]
 #[ignore = "needs stockfish"]
 fn openbenchs_pgn_reads_as_openbench_reads_it() {
-    let worker = Worker::new();
-    for dir in ["Engines", "Books", "PGNs"] {
-        std::fs::create_dir(worker.path().join(dir)).unwrap();
-    }
-    for engine in ["dev", "base"] {
-        std::os::unix::fs::symlink(
-            "/usr/games/stockfish",
-            worker.path().join("Engines").join(engine),
-        )
-        .unwrap();
-    }
-    std::fs::write(worker.path().join("Books/frc.epd"), FRC_BOOK).unwrap();
+    let worker = Worker::openbench();
     let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy");
     let line = OPENBENCH.replace("/path/syzygy", tables) + " match_line='^info string NNUE'";
     let run = worker.run(&line);

@@ -128,13 +128,5 @@ fn argus_serial_adjudicates_by_the_tables_too() {
         2,
         "{text}"
     );
-    let replay = Command::new(env!("CARGO_BIN_EXE_argus"))
-        .arg("replay")
-        .arg(&journal)
-        .arg("--pgn")
-        .arg(p("replayed.pgn"))
-        .status()
-        .unwrap();
-    assert!(replay.success());
-    assert_eq!(std::fs::read_to_string(p("replayed.pgn")).unwrap(), text);
+    assert_eq!(common::replayed_pgn(&journal, &p("replayed.pgn")), text);
 }

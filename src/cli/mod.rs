@@ -33,7 +33,9 @@ pub use serial::{SerialArgs, config_hint};
 pub use serve::{
     EXIT_NOT_PLAYED, EXIT_SPRT_H0, EXIT_SPRT_INCONCLUSIVE, SERVE_EXIT_STATUS, ServeArgs,
 };
-pub use shared::{DrawRuleArg, IllegalArg, LineArgs, StandbyArgs, parse_option, parse_secs};
+pub use shared::{
+    DrawRuleArg, IllegalArg, LineArgs, StandbyArgs, TablebaseArgs, parse_option, parse_secs,
+};
 pub use typed::Typed;
 
 // The whole command line (clap reads doc comments as help, hence plain comments on

@@ -61,22 +61,10 @@ pub struct SerialArgs {
     pub openings: Option<PathBuf>,
     /// The variant: standard, or chess960 (castling by Chess960's rules; without
     /// --openings each pair of games starts from one of the 960 positions, drawn now).
-    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = parse_variant)]
+    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = super::shared::parse_variant)]
     pub variant: crate::core::Variant,
-    /// Syzygy endgame tables that adjudicate: their folders, joined by `:` (`;` on
-    /// Windows). A position reached after a capture or a pawn move (or at the start)
-    /// with few enough pieces ends the game with the tables' verdict.
-    #[arg(long, value_name = "PATHS")]
-    pub tb: Option<String>,
-    /// Probe positions of at most N pieces (default: all the tables hold).
-    #[arg(long, value_name = "N")]
-    pub tb_pieces: Option<usize>,
-    /// Cursed wins and blessed losses count as wins and losses.
-    #[arg(long)]
-    pub tb_ignore_50: bool,
-    /// Which verdicts end a game: both (default), win-loss or draw.
-    #[arg(long, value_name = "KIND")]
-    pub tb_adjudicate: Option<String>,
+    #[command(flatten)]
+    pub tablebase: super::shared::TablebaseArgs,
     /// The PGN Event tag.
     #[arg(long, default_value = "?")]
     pub event: String,
@@ -165,9 +153,4 @@ pub fn config_hint(e: &clap::Error) -> Option<String> {
     Some(format!(
         "set `{leaf}` in [{table}] of the event file instead"
     ))
-}
-
-/// `--variant`'s value.
-fn parse_variant(text: &str) -> Result<crate::core::Variant, String> {
-    text.parse()
 }

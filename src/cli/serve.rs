@@ -106,23 +106,10 @@ pub struct ServeArgs {
     pub srand: Option<u64>,
     /// The variant: standard, or chess960 (Fischer Random: castling by its rules; without
     /// --openings each encounter starts from one of the 960 positions, drawn by --srand).
-    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = parse_variant)]
+    #[arg(long, value_name = "VARIANT", default_value = "standard", value_parser = super::shared::parse_variant)]
     pub variant: crate::core::Variant,
-    /// Syzygy endgame tables that adjudicate: their folders, joined by `:` (`;` on
-    /// Windows). A position reached after a capture or a pawn move (or at the start)
-    /// with few enough pieces ends the game with the tables' verdict.
-    #[arg(long, value_name = "PATHS")]
-    pub tb: Option<String>,
-    /// Probe positions of at most N pieces (default: all the tables hold).
-    #[arg(long, value_name = "N")]
-    pub tb_pieces: Option<usize>,
-    /// Cursed wins and blessed losses count as wins and losses (the fifty-move rule
-    /// ignored).
-    #[arg(long)]
-    pub tb_ignore_50: bool,
-    /// Which verdicts end a game: both (default), win-loss or draw.
-    #[arg(long, value_name = "KIND")]
-    pub tb_adjudicate: Option<String>,
+    #[command(flatten)]
+    pub tablebase: super::shared::TablebaseArgs,
     /// The games in a row of a pairing that play each opening, the colours alternating:
     /// 2 (the default) plays each opening twice with the colours swapped, 1 gives every
     /// game an opening of its own. These games are an encounter.
@@ -217,9 +204,4 @@ pub struct ServeArgs {
     /// event's), --unattended and --plain go with it.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
-}
-
-/// `--variant`'s value.
-fn parse_variant(text: &str) -> Result<crate::core::Variant, String> {
-    text.parse()
 }

@@ -37,6 +37,48 @@ pub struct StandbyArgs {
     pub standby_key: Option<PathBuf>,
 }
 
+/// Adjudication by Syzygy endgame tables, for both referees (`argus serve`, `argus
+/// serial`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct TablebaseArgs {
+    /// Syzygy endgame tables that adjudicate: their folders, joined by `:` (`;` on
+    /// Windows). A position reached after a capture or a pawn move (or at the start)
+    /// with few enough pieces ends the game with the tables' verdict.
+    #[arg(long, value_name = "PATHS")]
+    pub tb: Option<String>,
+    /// Probe positions of at most N pieces (default: all the tables hold).
+    #[arg(long, value_name = "N")]
+    pub tb_pieces: Option<usize>,
+    /// Cursed wins and blessed losses count as wins and losses (the fifty-move rule
+    /// ignored).
+    #[arg(long)]
+    pub tb_ignore_50: bool,
+    /// Which verdicts end a game: both (default), win-loss or draw.
+    #[arg(long, value_name = "KIND")]
+    pub tb_adjudicate: Option<String>,
+}
+
+impl TablebaseArgs {
+    /// The adjudication these options ask for; None without `--tb`.
+    ///
+    /// # Errors
+    ///
+    /// As [`TbConfig::from_options`](crate::tablebase::TbConfig::from_options).
+    pub fn config(&self) -> Result<Option<crate::tablebase::TbConfig>, String> {
+        crate::tablebase::TbConfig::from_options(
+            self.tb.as_deref(),
+            self.tb_pieces,
+            self.tb_ignore_50,
+            self.tb_adjudicate.as_deref(),
+        )
+    }
+}
+
+/// `--variant`'s value.
+pub(crate) fn parse_variant(text: &str) -> Result<crate::core::Variant, String> {
+    text.parse()
+}
+
 // The line settings every subcommand that opens a port takes.
 #[derive(Args, Clone)]
 pub struct LineArgs {

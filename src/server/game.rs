@@ -92,46 +92,12 @@ pub(super) struct GameWatcher<'a> {
     /// The game's control channel: a verdict goes to the referee as the supervisor's
     /// `adjudicate`, so that the journal holds it and a replay decides the same.
     control: Sender<Control>,
-    /// The endgame tables that adjudicate, when the event has them.
-    tables: Option<&'a crate::tablebase::Tables>,
-    /// The game's variant (its start position read by its rules).
-    variant: crate::core::Variant,
-    /// Whether a verdict was sent: one is enough.
-    adjudicated: bool,
-}
-
-impl GameWatcher<'_> {
-    /// Sends the verdict of the tables on `pos` (a position reached in the game), if
-    /// they give one.
-    fn probe(&mut self, pos: &shakmaty::Chess) {
-        if self.adjudicated {
-            return;
-        }
-        if let Some(verdict) = self.tables.and_then(|t| t.verdict(pos)) {
-            self.adjudicated = true;
-            let _ = self.control.send(Control::Command(Command::Adjudicate {
-                result: verdict.result,
-                reason: Some(verdict.reason),
-            }));
-        }
-    }
 }
 
 impl Watcher for GameWatcher<'_> {
     fn notice(&mut self, notice: &Notice) {
         if let Some(live) = self.live {
             live.notice_in(self.number, self.round, &self.round_tag, notice);
-        }
-        if self.tables.is_some() {
-            match notice {
-                Notice::Moved { position, .. } => self.probe(position),
-                Notice::GameStarted { fen, .. } => {
-                    if let Ok(pos) = crate::core::variant::position(fen, self.variant) {
-                        self.probe(&pos);
-                    }
-                }
-                _ => {}
-            }
         }
         if let (
             Some(adjudicator),
@@ -435,7 +401,7 @@ pub(super) fn play(
     {
         control.stop();
     }
-    let mut watcher = GameWatcher {
+    let watcher = GameWatcher {
         number: spec.number,
         msgs,
         boards: &event.boards,
@@ -446,11 +412,11 @@ pub(super) fn play(
             .adjudication
             .any()
             .then(|| Adjudicator::new(cfg.adjudication.clone())),
-        control: control_tx,
-        tables: event.tables,
-        variant: cfg.variant,
-        adjudicated: false,
+        control: control_tx.clone(),
     };
+    // The endgame tables, when the event has them, adjudicate through the same channel.
+    let mut watcher =
+        crate::tablebase::Adjudicating::new(watcher, event.tables, control_tx.clone(), cfg.variant);
     let options = mediator::RunOptions {
         eol: Eol::Lf,
         resume: takeover,
@@ -486,7 +452,7 @@ pub(super) fn play(
         let mut pair = super::local::LocalPair {
             sessions,
             woken: wake.map(|(woken, _)| woken),
-            control: watcher.control.clone(),
+            control: control_tx.clone(),
             names: [spec.white, spec.black].map(|i| names[i].clone()),
             reported: [false; 2],
         };
@@ -539,7 +505,7 @@ pub(super) fn play(
                     let (line, client_end) = direct_line(&label);
                     lines.push(line);
                     let client_stop = &client_stops[i];
-                    let control = watcher.control.clone();
+                    let control = control_tx.clone();
                     scope.spawn(move || {
                         let name = opts.name.clone().unwrap_or_default();
                         match client::run_until(client_end, &mut *engine, &opts, client_stop) {

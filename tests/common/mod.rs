@@ -605,6 +605,19 @@ impl Killer {
     }
 }
 
+/// The PGN `argus replay` makes of the journal at `journal` (written to `out`).
+pub fn replayed_pgn(journal: &Path, out: &Path) -> String {
+    let replay = Command::new(env!("CARGO_BIN_EXE_argus"))
+        .arg("replay")
+        .arg(journal)
+        .arg("--pgn")
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(replay.success());
+    std::fs::read_to_string(out).unwrap()
+}
+
 /// A socat null modem: two linked ptys at `one` and `two`, as the two ends of a cable.
 pub fn null_modem(one: &Path, two: &Path) -> Killer {
     let child = Command::new("socat")

@@ -274,7 +274,8 @@ fn comment(
     reason: Option<&str>,
     castling: CastlingMode,
 ) -> String {
-    let info = m.info.as_deref().cloned().unwrap_or_default();
+    let none = argus::core::MoveInfo::default();
+    let info = m.info.as_deref().unwrap_or(&none);
     let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
     let emt = ms(m.emt);
     let mut parts = vec![format!(

@@ -18,7 +18,7 @@ use argus::tournament::{
 };
 
 use super::pgn::PgnStyle;
-use crate::commands::serve::settings::{absolute, chess960_openings, openings_of, tb_config};
+use crate::commands::serve::settings::{absolute, chess960_openings, openings_of};
 use crate::commands::today;
 
 /// A refusal: the option, and why argus does not take it.
@@ -295,13 +295,13 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         None => None,
     };
     let output = output_of(args)?;
-    let tb = tb_config(
+    let tb = argus::tablebase::TbConfig::from_options(
         args.tb.as_deref(),
         args.tbpieces.map(|n| n as usize),
         args.tbignore50,
         args.tbadjudicate.as_deref(),
     )
-    .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("--tb", "-tb")))?;
+    .map_err(|e| anyhow::anyhow!("{}", e.replace("--tb", "-tb")))?;
     // Tables that cannot be read refuse the match at once, named as typed.
     if let Some(tb) = &tb {
         argus::tablebase::Tables::open(tb)

@@ -151,7 +151,7 @@ fn new(args: SerialArgs) -> Result<Plan> {
         plain: args.plain,
         standby: args.standby,
         live: None,
-        tb: None,
+        tb: args.tablebase.config().map_err(anyhow::Error::msg)?,
     })
 }
 
@@ -221,7 +221,7 @@ fn from_config(file: &Path, unattended: bool, plain: bool) -> Result<Plan> {
         plain,
         standby: standby_of(&event),
         live: None,
-        tb: None,
+        tb: tablebase_of(&event)?,
     })
 }
 
@@ -287,8 +287,26 @@ pub(crate) fn resume(
             _ => args.standby.clone(),
         },
         live: None,
-        tb: None,
+        tb: match &event {
+            Some(e) => tablebase_of(e)?,
+            None => args.tablebase.config().map_err(anyhow::Error::msg)?,
+        },
     })
+}
+
+/// The tables an event file adjudicates by (`tb`, `tb_pieces`, `tb_ignore_50`,
+/// `tb_adjudicate`): none without `tb`, whatever the other keys say.
+fn tablebase_of(event: &EventConfig) -> Result<Option<argus::tablebase::TbConfig>> {
+    match event.tb.as_deref() {
+        Some(tb) => argus::tablebase::TbConfig::from_options(
+            Some(tb),
+            event.tb_pieces,
+            event.tb_ignore_50,
+            event.tb_adjudicate.as_deref(),
+        )
+        .map_err(anyhow::Error::msg),
+        None => Ok(None),
+    }
 }
 
 /// The standby stream an event file asks for (`standby_listen`, `standby_sync`,

@@ -166,7 +166,7 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
     } else {
         Box::new(PrintWatcher)
     };
-    let mut watcher: Box<dyn mediator::Watcher> = match live {
+    let watcher: Box<dyn mediator::Watcher> = match live {
         Some(live) => {
             let before = options.resume.as_ref().map(|t| t.tally).unwrap_or_default();
             let mut feed = MatchFeed::new(print, live, before);
@@ -178,14 +178,12 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
         None => print,
     };
     // The tables adjudicate through the supervisor's channel.
-    if let Some(tables) = tables {
-        watcher = Box::new(argus::tablebase::Adjudicating::new(
-            watcher,
-            tables,
-            control.clone(),
-            referee.config().variant,
-        ));
-    }
+    let mut watcher = argus::tablebase::Adjudicating::new(
+        watcher,
+        tables.as_ref(),
+        control.clone(),
+        referee.config().variant,
+    );
     interrupts(&control)?;
     if plan.attended {
         println!("argus: supervisor console; {}", supervisor::HELP);
@@ -198,7 +196,7 @@ pub(crate) fn run(plan: Plan) -> Result<ExitCode> {
         lines,
         options,
         &mut records,
-        watcher.as_mut(),
+        &mut watcher,
         controls,
     )?;
     if let Some(hub) = &hub {

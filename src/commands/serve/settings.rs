@@ -140,12 +140,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         keep_info: false,
         no_game_pgn: false,
         variant: args.variant,
-        tb: tb_config(
-            args.tb.as_deref(),
-            args.tb_pieces,
-            args.tb_ignore_50,
-            args.tb_adjudicate.as_deref(),
-        )?,
+        tb: args.tablebase.config().map_err(anyhow::Error::msg)?,
         standby: match args.standby.standby_listen {
             Some(listen) => Some(StandbySettings {
                 listen,
@@ -332,35 +327,4 @@ pub(crate) fn resolve(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<
         );
     }
     Ok(server::event_settings(dir)?)
-}
-
-/// The tablebase adjudication `--tb PATHS`, `--tb-pieces N`, `--tb-ignore-50` and
-/// `--tb-adjudicate` ask for (fastchess's `-tb`, `-tbpieces`, `-tbignore50`,
-/// `-tbadjudicate` too); None without `--tb`.
-pub(crate) fn tb_config(
-    paths: Option<&str>,
-    pieces: Option<usize>,
-    ignore_50: bool,
-    results: Option<&str>,
-) -> Result<Option<argus::tablebase::TbConfig>> {
-    let Some(paths) = paths else {
-        if pieces.is_some() || ignore_50 || results.is_some() {
-            bail!("--tb-pieces, --tb-ignore-50 and --tb-adjudicate need --tb PATHS");
-        }
-        return Ok(None);
-    };
-    let paths: Vec<PathBuf> = argus::tablebase::TbConfig::split_paths(paths)
-        .iter()
-        .map(|p| absolute(p))
-        .collect::<Result<_>>()?;
-    Ok(Some(argus::tablebase::TbConfig {
-        paths,
-        pieces,
-        ignore_50,
-        results: results
-            .map(str::parse)
-            .transpose()
-            .map_err(|e: String| anyhow::anyhow!("--tb-adjudicate {e}"))?
-            .unwrap_or_default(),
-    }))
 }

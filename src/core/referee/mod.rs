@@ -645,6 +645,14 @@ impl Referee {
         cur.finish = Some(finish.clone());
         let cur = self.current.as_ref().expect("just set");
         let tags = self.tags(cur);
+        // The game move by move, for a record written outside (fastchess's PGN).
+        let detail = self.cfg.keep_info.then(|| {
+            Box::new(GameDetail {
+                tags: cur.end_tags(tags.clone()),
+                start: cur.game.start().clone(),
+                moves: cur.game.moves().to_vec(),
+            })
+        });
         let report = GameReport {
             number: cur.number,
             white: cur.names[0].clone(),
@@ -652,7 +660,7 @@ impl Referee {
             result: finish.result,
             termination: finish.termination,
             reason: finish.reason.clone(),
-            pgn: cur.pgn(tags.clone()),
+            pgn: cur.pgn(tags),
             time_use: [Color::White, Color::Black].map(|color| {
                 let clocks = cur.game.clocks();
                 let own = cur.game.moves().iter().filter(|m| m.color() == color);
@@ -664,16 +672,7 @@ impl Referee {
                     overrun: finish.overrun.filter(|_| color == cur.game.turn()),
                 }
             }),
-            detail: self.cfg.keep_info.then(|| {
-                let mut tags = tags.clone();
-                tags.push(("Termination".into(), finish.termination.to_string()));
-                tags.push(("PlyCount".into(), cur.game.moves().len().to_string()));
-                Box::new(GameDetail {
-                    tags,
-                    start: cur.game.start().clone(),
-                    moves: cur.game.moves().to_vec(),
-                })
-            }),
+            detail,
         };
         let inform = self.inform_record(cur);
         let conclude = record(cur.game.position(), "conclude");

@@ -120,12 +120,19 @@ impl Referee {
 }
 
 impl Current {
+    /// `tags` with the finished game's Termination and PlyCount after them.
+    pub(super) fn end_tags(&self, mut tags: Vec<(String, String)>) -> Vec<(String, String)> {
+        let finish = self.finish.as_ref().expect("a finished game");
+        tags.push(("Termination".into(), finish.termination.to_string()));
+        tags.push(("PlyCount".into(), self.game.moves().len().to_string()));
+        tags
+    }
+
     /// The game's PGN, with `tags` and its Termination and PlyCount.
-    pub(super) fn pgn(&self, mut tags: Vec<(String, String)>) -> String {
+    pub(super) fn pgn(&self, tags: Vec<(String, String)>) -> String {
         let cur = self;
         let finish = cur.finish.as_ref().expect("a finished game");
-        tags.push(("Termination".into(), finish.termination.to_string()));
-        tags.push(("PlyCount".into(), cur.game.moves().len().to_string()));
+        let tags = cur.end_tags(tags);
         const RESUMED: &str = "the referee restarted here; the outage was charged to nobody";
         let moves = cur
             .game

@@ -181,11 +181,9 @@ impl Referee {
         let mut uci = String::with_capacity(5);
         UciMove::from_move(m, castling).append_to_string(&mut uci);
         let number = cur.number;
+        cur.game.play(m, elapsed, analysis);
         if let Some(info) = info {
-            cur.game.play(m, elapsed, analysis);
             cur.game.keep_info(info);
-        } else {
-            cur.game.play(m, elapsed, analysis);
         }
         let played = cur.game.last_move().expect("a move was just played");
         let moved = Notice::Moved {
