@@ -23,11 +23,15 @@ use crate::watch::live::Live;
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 fn started(number: u32, white: &str, black: &str) -> Notice {
+    started_from(number, white, black, START)
+}
+
+fn started_from(number: u32, white: &str, black: &str, fen: &str) -> Notice {
     Notice::GameStarted {
         number,
         white: white.into(),
         black: black.into(),
-        fen: START.into(),
+        fen: fen.into(),
         clocks: [Some(Duration::from_secs(300)); 2],
         time_control: "300+5".into(),
     }
@@ -36,13 +40,24 @@ fn started(number: u32, white: &str, black: &str) -> Notice {
 /// Plays `sans` from the start in game `number` of round `round`, each move taking a
 /// second and a half (plus the increment), with a score, a depth and a PV.
 fn play(live: &Live, number: u32, round: u32, sans: &[&str]) {
-    let mut pos = Chess::default();
+    play_from(live, number, round, START, CastlingMode::Standard, sans);
+}
+
+/// Plays `sans` from `fen`, castling by `mode`'s rules, as [`play`] does; the moves'
+/// UCI is written as the referee writes it (a Chess960 castling as the king taking its
+/// rook).
+fn play_from(live: &Live, number: u32, round: u32, fen: &str, mode: CastlingMode, sans: &[&str]) {
+    let mut pos: Chess = fen
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(mode)
+        .unwrap();
     let mut clocks = [300_000u64, 300_000];
     for (ply, san) in sans.iter().enumerate() {
         let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
         let color = pos.turn();
         let fullmove = pos.fullmoves().get();
-        let uci = UciMove::from_move(mv, CastlingMode::Standard).to_string();
+        let uci = UciMove::from_move(mv, mode).to_string();
         pos.play_unchecked(mv);
         let side = usize::from(color == Color::Black);
         clocks[side] = clocks[side] - 1500 + 5000;
@@ -176,6 +191,54 @@ fn a_scripted_game_shows_its_board_clocks_moves_engines_games_and_log() {
     assert!(row(&rows, "noise ignored").contains("│warning: port b: noise ignored"));
     assert!(row(&rows, "Console").contains("Console: status | pause | resume | quit"));
     assert!(rows[39].starts_with("Tab/Shift-Tab, PgDn/PgUp: pick a game"));
+}
+
+/// A Chess960 game whose castlings swap a king and its rook (White's king f1 and rook
+/// g1) and carry a king across its rook (Black's king f8 to c8, its rook e8 to d8): the board
+/// shows each piece where Chess960's castling puts it, the move list `O-O` and `O-O-O`,
+/// and the last move's marks the king's square and its rook's.
+#[test]
+fn a_chess960_castling_is_drawn_with_king_and_rook_where_the_rules_put_them() {
+    let live = Live::new();
+    let start = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1";
+    live.notice(1, 1, &started_from(1, "Ann", "Bob", start));
+    play_from(
+        &live,
+        1,
+        1,
+        start,
+        CastlingMode::Chess960,
+        &["O-O", "Nd6", "e4", "c6", "d4", "Bc7", "Nd3", "O-O-O"],
+    );
+    let mut screen = Screen::new("argus serve: Chess960", "status | quit");
+    screen.refresh(&live);
+    let at = live.game(1).unwrap().at_ms;
+    let (rows, _) = drawn(&screen, at, 120, 40);
+    assert!(
+        rank(&rows, 1).contains(" 1  B  Q  ·  B  R  R  K  N  1"),
+        "{rows:#?}"
+    );
+    assert!(
+        rank(&rows, 8).contains(" 8  b  q  k  r [·][·] r  n  8"),
+        "{rows:#?}"
+    );
+    assert!(
+        row(&rows, "   1. O-O").contains("   1. O-O      Nd6"),
+        "{rows:#?}"
+    );
+    assert!(
+        row(&rows, "   4. Nd3").contains("   4. Nd3      O-O-O"),
+        "{rows:#?}"
+    );
+    // The page's feed carries the same position, in X-FEN, and the castling as the king
+    // taking its rook.
+    let game = live.game(1).unwrap();
+    assert_eq!(
+        game.fen,
+        "bqkr2rn/ppbppppp/2pn4/8/3PP3/3N4/PPP2PPP/BQ1BRRKN w - - 3 5"
+    );
+    assert_eq!(game.moves[0].uci, "f1g1");
+    assert_eq!(game.moves[7].uci, "f8e8");
 }
 
 #[test]
