@@ -671,7 +671,10 @@ fn players_connect_over_tcp_sign_on_with_their_tokens_and_play_the_event() {
 }
 
 /// A player whose client dies during its game connects again: the game takes the new
-/// connection and resynchronises it, and the game ends by the rules.
+/// connection and resynchronises it, and the game ends by the rules. The engine thinks
+/// longer than the player, so that it moves while the player's line is down, and the
+/// `respond` it makes is queued for a connection that is gone: that is not sent on the
+/// new one.
 #[cfg(unix)]
 #[test]
 fn a_player_that_connects_again_during_its_game_is_resynchronised() {
@@ -684,7 +687,7 @@ fn a_player_that_connects_again_during_its_game_is_resynchronised() {
         "Ann",
         "--engine",
         "name=Engine",
-        "movetime=20",
+        "movetime=300",
         "--games",
         "1",
         "--tc",
@@ -703,7 +706,7 @@ fn a_player_that_connects_again_during_its_game_is_resynchronised() {
             "--engine",
             "random",
             "--think-ms",
-            "50",
+            "10",
             "--name",
             "Ann",
         ])
@@ -736,6 +739,35 @@ fn a_player_that_connects_again_during_its_game_is_resynchronised() {
         log.matches("refcom reset;").count() >= 3,
         "resets: both, then Ann's again"
     );
+    // Nothing queued for the old connection goes out on the new one: after the `back`,
+    // the port's lines drained are no more than the lines the referee sent it after
+    // the new connection's sign_on, the first of which is the reset.
+    let events: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let back = events.iter().position(|e| e["ev"] == "back").unwrap();
+    let port = &events[back]["port"];
+    let after = |ev: &str| {
+        events[back..]
+            .iter()
+            .filter(|e| e["ev"] == ev && e["port"] == *port)
+            .collect::<Vec<_>>()
+    };
+    let (sent, drained) = (after("tx"), after("drained"));
+    assert!(
+        sent.first()
+            .and_then(|e| e["text"].as_str())
+            .is_some_and(|t| t.contains("refcom reset;")),
+        "the new connection is first sent the reset: {sent:?}"
+    );
+    assert!(
+        drained.len() <= sent.len(),
+        "{} lines drained on the new connection, {} sent to it: a line queued for the old \
+         one went out\n{log}",
+        drained.len(),
+        sent.len()
+    );
     let replay = argus(&["replay", journal.to_str().unwrap()]);
     assert!(
         text(&replay.stderr).contains("no divergence"),
@@ -744,6 +776,12 @@ fn a_player_that_connects_again_during_its_game_is_resynchronised() {
     );
     let o = finish(second, Duration::from_secs(10));
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // The new client heard the reset first, and signed on once.
+    assert!(
+        !text(&o.stderr).contains("no inform since the reset"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 /// A Swiss of five: each round pairs from the standings, no pair meets in two rounds,

@@ -566,7 +566,22 @@ impl Script {
         let mut now = 0; // the time of the last dated event
         let mut last_stimulus = 0; // the last line sent or received on the port
         let mut tx_count = 0;
+        let mut drains_seen = 0;
         for (n, ev) in events {
+            match ev {
+                Event::Drained { port: p, .. } if *p == port => drains_seen += 1,
+                Event::Back {
+                    port: p,
+                    fresh: true,
+                    ..
+                } if *p == port => {
+                    // A new connection: the lines sent before and not drained by now
+                    // were never sent, and the next drain is of the next line sent.
+                    script.forget_undrained(role, tx_count - drains_seen.min(tx_count));
+                    tx_count = drains_seen;
+                }
+                _ => {}
+            }
             // A line that arrived at the referee on the port: (t, line).
             let received = match ev {
                 Event::Rx {
@@ -630,6 +645,26 @@ impl Script {
             }
         }
         script
+    }
+
+    /// Takes out the last `count` lines the referee sent on the replayed side's port:
+    /// they were written off when a new connection took the line (`back` with
+    /// `fresh`), and never sent.
+    fn forget_undrained(&mut self, role: Role, count: usize) {
+        match role {
+            Role::Player(_) => {
+                self.incoming
+                    .truncate(self.incoming.len().saturating_sub(count));
+                let held = self.incoming.len();
+                for out in &mut self.outgoing {
+                    out.awaits = out.awaits.min(held);
+                }
+            }
+            Role::Referee { .. } => {
+                self.outgoing
+                    .truncate(self.outgoing.len().saturating_sub(count));
+            }
+        }
     }
 }
 

@@ -719,13 +719,21 @@ impl<'a> Driver<'a> {
                 },
                 None,
             ),
-            LinkEvent::Drained { at } => (
-                Input::Drained {
-                    port,
-                    at: stamp(at),
-                },
-                None,
-            ),
+            LinkEvent::Drained { at, conversation } => {
+                if conversation < self.links[port.index()].conversation() {
+                    // A line of a connection the referee has since written off (a
+                    // player that connected again) drained late: it waits for nothing.
+                    log::debug!("port {port}: a drain on a connection that is gone");
+                    return Ok(());
+                }
+                (
+                    Input::Drained {
+                        port,
+                        at: stamp(at),
+                    },
+                    None,
+                )
+            }
             LinkEvent::Lost { at, error } => {
                 let at = stamp(at);
                 let ev = Event::Lost {
@@ -735,13 +743,21 @@ impl<'a> Driver<'a> {
                 };
                 (Input::PortLost { port, at }, Some(ev))
             }
-            LinkEvent::Back { at } => (
-                Input::PortBack {
-                    port,
-                    at: stamp(at),
-                },
-                None,
-            ),
+            LinkEvent::Back { at, fresh } => {
+                if fresh {
+                    // What the referee sent before it heard of the new connection was
+                    // for the old one: the writer drops what it has not written.
+                    self.links[port.index()].new_conversation();
+                }
+                (
+                    Input::PortBack {
+                        port,
+                        at: stamp(at),
+                        fresh,
+                    },
+                    None,
+                )
+            }
             LinkEvent::Overlong { at, len } => {
                 log::warn!("port {port}: a {len}-byte line dropped (over the record limit)");
                 self.records.journal.write(&Event::Overlong {

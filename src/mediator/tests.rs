@@ -61,43 +61,47 @@ fn line_with(lines: &Receiver<String>, word: &str, wait: Duration) -> Option<Str
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
 const AFTER_E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
 
-/// A reply stamped before the flag's deadline, whose hand-over to the mediator is held
-/// up until well after it (the router's thread preempted between its stamp and its
-/// send, as on a machine busy with a thousand connections), is judged in time: the
-/// mediator waits for it before it lets the flag fall.
-#[test]
-fn a_reply_stamped_before_the_flag_but_handed_over_after_it_is_in_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = MatchConfig {
-        event: "gate".into(),
-        // Two seconds for the game: White's flag is due two seconds after its respond.
-        reset_delay: Duration::from_millis(10),
-        conclude_delay: Duration::from_millis(10),
-        ..crate::core::referee::tests::config("2")
-    };
+/// A line of the test's: its feed (what the player sends) and what it is sent.
+fn test_line() -> (stamped::Feed, Receiver<String>, Wire) {
+    let (feed, inbox) = stamped::channel();
+    let (to, out) = crossbeam_channel::unbounded();
+    let writer = Box::new(Lines {
+        to,
+        partial: Vec::new(),
+    });
+    let wire = Wire::Stamped(Stamped {
+        lines: inbox,
+        writer,
+    });
+    (feed, out, wire)
+}
+
+type Started = (
+    Vec<stamped::Feed>,
+    Vec<Receiver<String>>,
+    std::thread::JoinHandle<Outcome>,
+    Arc<Mutex<Vec<GameReport>>>,
+);
+
+/// A mediator over two test lines, playing `config` into a journal in `dir`; port b
+/// reopened by `reopen_b`.
+fn start(dir: &std::path::Path, config: MatchConfig, reopen_b: Option<Opener>) -> Started {
     let mut feeds = Vec::new();
     let mut outs = Vec::new();
     let mut lines = Vec::new();
-    for name in ["a", "b"] {
-        let (feed, inbox) = stamped::channel();
-        let (to, out) = crossbeam_channel::unbounded();
-        let writer = Box::new(Lines {
-            to,
-            partial: Vec::new(),
-        });
+    let mut reopens = [None, reopen_b];
+    for (i, name) in ["a", "b"].into_iter().enumerate() {
+        let (feed, out, wire) = test_line();
         lines.push(Line {
             label: name.into(),
-            wire: Wire::Stamped(Stamped {
-                lines: inbox,
-                writer,
-            }),
-            reopen: None,
+            wire,
+            reopen: reopens[i].take(),
         });
         feeds.push(feed);
         outs.push(out);
     }
-    let pgn = dir.path().join("games.pgn");
-    let mut journal = Journal::create(&dir.path().join("m.jsonl")).unwrap();
+    let pgn = dir.join("games.pgn");
+    let mut journal = Journal::create(&dir.join("m.jsonl")).unwrap();
     journal
         .write(&Event::Session {
             version: journal::VERSION,
@@ -131,15 +135,46 @@ fn a_reply_stamped_before_the_flag_but_handed_over_after_it_is_in_time() {
             .unwrap()
         })
     };
+    (feeds, outs, mediator, reports)
+}
+
+/// Signs both players on.
+fn sign_on(feeds: &[stamped::Feed]) {
     for (feed, name) in feeds.iter().zip(["Ann", "Bob"]) {
-        let sign_on = format!("{START} refreq sign_on; tcsi \"{name}\" \"{name}\";");
-        let at = Instant::now();
-        feed.deliver(LinkEvent::Line {
-            at,
-            bytes: sign_on.into_bytes(),
-        })
-        .unwrap();
+        say(
+            feed,
+            &format!("{START} refreq sign_on; tcsi \"{name}\" \"{name}\";"),
+        );
     }
+}
+
+fn say(feed: &stamped::Feed, line: &str) {
+    feed.deliver(LinkEvent::Line {
+        at: Instant::now(),
+        bytes: line.as_bytes().to_vec(),
+    })
+    .unwrap();
+}
+
+fn quick(tc: &str) -> MatchConfig {
+    MatchConfig {
+        event: "gate".into(),
+        reset_delay: Duration::from_millis(10),
+        conclude_delay: Duration::from_millis(10),
+        ..crate::core::referee::tests::config(tc)
+    }
+}
+
+/// A reply stamped before the flag's deadline, whose hand-over to the mediator is held
+/// up until well after it (the router's thread preempted between its stamp and its
+/// send, as on a machine busy with a thousand connections), is judged in time: the
+/// mediator waits for it before it lets the flag fall.
+#[test]
+fn a_reply_stamped_before_the_flag_but_handed_over_after_it_is_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two seconds for the game: White's flag is due two seconds after its respond.
+    let (feeds, outs, mediator, reports) = start(dir.path(), quick("2"), None);
+    sign_on(&feeds);
     let wait = Duration::from_secs(30);
     line_with(&outs[0], "refcom respond", wait).expect("White is asked to move");
     // The reply is stamped now, within White's two seconds, and reaches the mediator's
@@ -174,5 +209,56 @@ fn a_reply_stamped_before_the_flag_but_handed_over_after_it_is_in_time() {
         report.pgn.contains("1. e4"),
         "White's move is in the game: {}",
         report.pgn
+    );
+}
+
+/// A player whose connection dropped connects again (a new connection, as `argus
+/// serve` hands a game): the `respond` the referee queued for the old connection while
+/// it was down is not sent on the new one. The new connection hears the reset first,
+/// then the game, then its own `respond`.
+#[test]
+fn a_new_connection_is_sent_nothing_queued_for_the_old_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (next, connections) = crossbeam_channel::unbounded::<Wire>();
+    let reopen: Opener = Box::new(move || {
+        connections
+            .try_recv()
+            .map_err(|_| io::Error::other("no new connection yet"))
+    });
+    let (mut feeds, outs, mediator, reports) = start(dir.path(), quick("60"), Some(reopen));
+    sign_on(&feeds);
+    let wait = Duration::from_secs(30);
+    line_with(&outs[0], "refcom respond", wait).expect("White is asked to move");
+    // Black's connection drops; White moves, and Black's respond waits for a line.
+    drop(feeds.pop());
+    std::thread::sleep(Duration::from_millis(200));
+    say(&feeds[0], &format!("{START} refreq reply; sm e4;"));
+    std::thread::sleep(Duration::from_millis(200));
+    // Black connects again: its sign_on comes first on the new connection.
+    let (feed, out, wire) = test_line();
+    say(
+        &feed,
+        &format!("{START} refreq sign_on; tcsi \"Bob\" \"Bob\";"),
+    );
+    next.send(wire).unwrap();
+    let first = out
+        .recv_timeout(wait)
+        .expect("the new connection hears the referee");
+    assert!(
+        first.contains("refcom reset;"),
+        "the first line on the new connection: {first}"
+    );
+    let respond = line_with(&out, "refcom respond", wait).expect("Black is asked to move");
+    assert!(respond.ends_with("refcom respond; sm e4;"), "{respond}");
+    say(&feed, &format!("{AFTER_E4} refreq reply; resign;"));
+    let outcome = mediator.join().unwrap();
+    assert!(outcome.over);
+    let reports = reports.lock().unwrap();
+    assert_eq!(reports[0].result.to_string(), "1-0");
+    // The journal says the line came back over a new connection, and replays.
+    let journal = std::fs::read_to_string(dir.path().join("m.jsonl")).unwrap();
+    assert!(
+        journal.contains("{\"ev\":\"back\",\"t\":") && journal.contains("\"fresh\":true}"),
+        "{journal}"
     );
 }

@@ -38,6 +38,10 @@ pub enum LinkEvent {
     Drained {
         /// When the drain completed.
         at: Instant,
+        /// The conversation the line was sent in ([`super::Link::new_conversation`]):
+        /// a drain of one before the line's last `Back { fresh: true }` is of a line
+        /// the referee has already written off.
+        conversation: u64,
     },
     /// The line failed.
     Lost {
@@ -50,6 +54,12 @@ pub enum LinkEvent {
     Back {
         /// When.
         at: Instant,
+        /// A new conversation: a new connection (a player that connected again), to
+        /// which nothing queued for the old one is sent; the mediator starts the line's
+        /// next conversation ([`super::Link::new_conversation`]) before it tells the
+        /// referee. A serial line reopened is the same conversation: what the writer
+        /// still owes goes out when it is back.
+        fresh: bool,
     },
 }
 

@@ -6,7 +6,9 @@
 //! else can delay it, and a writer that writes each line, drains it (serialport's
 //! `flush()` is `tcdrain`) and reports the instant the drain completed. Both report to
 //! one channel that the mediator selects on. When a line fails, the reader reopens it by
-//! path until it is back, and the writer delivers what it still owes.
+//! path until it is back, and the writer delivers what it still owes: over a serial
+//! line, whose other end never went away; over a new connection (a player that
+//! connected again), nothing of the old one's queue is sent (a new conversation).
 
 mod duplex;
 mod event;
@@ -20,7 +22,7 @@ pub mod tcp;
 
 use std::io::{self, Read, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -95,12 +97,25 @@ pub const REOPEN_INTERVAL: Duration = Duration::from_millis(500);
 pub struct Link {
     /// An in-process line, with its port and the mediator's channel.
     direct: Option<(memory::RefereeEnd, Port, Sender<PortEvent>)>,
-    lines: Option<Sender<Vec<u8>>>,
+    lines: Option<Sender<Queued>>,
+    /// The conversation the lines sent now belong to: the count of new connections the
+    /// mediator has been told of (`LinkEvent::Back { fresh: true }`).
+    conversation: AtomicU64,
     stop: Arc<AtomicBool>,
     /// Dropped at shutdown: a reader waiting out a down line (or between attempts to
     /// reopen it) wakes at once instead of at the end of its wait.
     wake: Option<Sender<()>>,
     threads: Vec<JoinHandle<()>>,
+}
+
+/// A line queued for the writer, with the conversation it was sent in.
+type Queued = (u64, Vec<u8>);
+
+/// A writer the reader hands the writer thread, with its conversation (the reader's
+/// count of new connections).
+struct Outlet {
+    conversation: u64,
+    out: Box<dyn Write + Send>,
 }
 
 fn is_idle(e: &io::Error) -> bool {
@@ -187,6 +202,7 @@ impl Link {
         Link {
             direct: Some((end, port, events)),
             lines: None,
+            conversation: AtomicU64::new(0),
             stop: Arc::new(AtomicBool::new(false)),
             wake: None,
             threads: Vec::new(),
@@ -210,9 +226,8 @@ impl Link {
     ) -> io::Result<Link> {
         let stop = Arc::new(AtomicBool::new(false));
         let down = Arc::new(AtomicBool::new(false));
-        let (line_tx, line_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
-        let (writer_tx, writer_rx) =
-            crossbeam_channel::unbounded::<Option<Box<dyn Write + Send>>>();
+        let (line_tx, line_rx) = crossbeam_channel::unbounded::<Queued>();
+        let (writer_tx, writer_rx) = crossbeam_channel::unbounded::<Option<Outlet>>();
         let (wake, woken) = crossbeam_channel::bounded::<()>(0);
 
         let rx = {
@@ -237,6 +252,7 @@ impl Link {
         Ok(Link {
             direct: None,
             lines: Some(line_tx),
+            conversation: AtomicU64::new(0),
             stop,
             wake: Some(wake),
             threads: vec![rx, tx],
@@ -257,13 +273,33 @@ impl Link {
             // has left, and arrived, the moment it is handed over.
             let at = Instant::now();
             if end.deliver(line.as_bytes(), record, at) {
-                report(events, *port, LinkEvent::Drained { at });
+                report(
+                    events,
+                    *port,
+                    LinkEvent::Drained {
+                        at,
+                        conversation: 0,
+                    },
+                );
             }
             return;
         }
         if let Some(lines) = &self.lines {
-            let _ = lines.send(line.as_bytes().to_vec());
+            let _ = lines.send((self.conversation(), line.as_bytes().to_vec()));
         }
+    }
+
+    /// The line's conversation: lines sent now are sent in it.
+    pub fn conversation(&self) -> u64 {
+        self.conversation.load(Ordering::Relaxed)
+    }
+
+    /// Starts the line's next conversation, on the mediator's thread, when it is told
+    /// of a new connection (`LinkEvent::Back { fresh: true }`) and before the referee
+    /// is: the lines sent before are the old connection's, and the writer drops those
+    /// it has not written; the lines sent from now on go to the new connection.
+    pub fn new_conversation(&self) {
+        self.conversation.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Whether this is an in-process line ([`Link::direct`]).
@@ -386,11 +422,13 @@ fn reader_loop(
     inlet: Inlet,
     mut source: Source,
     mut reopen: Option<Opener>,
-    writers: Sender<Option<Box<dyn Write + Send>>>,
+    writers: Sender<Option<Outlet>>,
     waits: &Waits<'_>,
     down: &AtomicBool,
 ) {
     let port = inlet.port;
+    // New connections so far: each one a conversation of its own.
+    let mut conversation = 0;
     let events = &inlet.events;
     let mut splitter = LineSplitter::new();
     let mut buf = vec![0u8; 4096];
@@ -456,10 +494,10 @@ fn reader_loop(
             if waits.stopped() {
                 return;
             }
-            let (next, writer) = match open() {
-                Ok(Wire::Bytes(duplex)) => (Source::Bytes(duplex.reader), duplex.writer),
+            let (next, writer, fresh) = match open() {
+                Ok(Wire::Bytes(duplex)) => (Source::Bytes(duplex.reader), duplex.writer, false),
                 Ok(Wire::Stamped(stamped::Stamped { lines, writer })) => {
-                    (Source::Stamped(lines), writer)
+                    (Source::Stamped(lines), writer, true)
                 }
                 Ok(Wire::Direct(_)) => {
                     log::debug!("port {port}: an in-process line is not reopened");
@@ -472,10 +510,23 @@ fn reader_loop(
             };
             source = next;
             splitter = LineSplitter::new();
-            let _ = writers.send(Some(writer));
+            if fresh {
+                conversation += 1;
+            }
+            let _ = writers.send(Some(Outlet {
+                conversation,
+                out: writer,
+            }));
             down.store(false, Ordering::SeqCst);
             log::info!("port {port}: line back");
-            report(events, port, LinkEvent::Back { at: Instant::now() });
+            report(
+                events,
+                port,
+                LinkEvent::Back {
+                    at: Instant::now(),
+                    fresh,
+                },
+            );
             // After `back`: what the new connection sent (its sign_on) follows it.
             source.attach(&inlet);
             break;
@@ -487,21 +538,33 @@ fn reader_loop(
 fn writer_loop(
     port: Port,
     writer: Box<dyn Write + Send>,
-    lines: Receiver<Vec<u8>>,
-    writers: Receiver<Option<Box<dyn Write + Send>>>,
+    lines: Receiver<Queued>,
+    writers: Receiver<Option<Outlet>>,
     eol: &'static [u8],
     events: Sender<PortEvent>,
     stop: &AtomicBool,
     down: &AtomicBool,
 ) {
-    let mut writer = Some(writer);
+    let mut writer = Some(Outlet {
+        conversation: 0,
+        out: writer,
+    });
+    // The conversation of the last writer handed over: a line of an older one is not
+    // written (its connection is gone), whether it waits in the queue or was in hand.
+    let mut conversation = 0;
+    let take = |w: Option<Outlet>, writer: &mut Option<Outlet>, conversation: &mut u64| {
+        if let Some(w) = &w {
+            *conversation = w.conversation;
+        }
+        *writer = w;
+    };
     loop {
         // The reader hands over a new writer after a reopen, or `None` to let go of a
         // failed line; between lines both are taken at once.
-        let mut line = crossbeam_channel::select! {
+        let (sent_in, mut line) = crossbeam_channel::select! {
             recv(writers) -> w => {
                 if let Ok(w) = w {
-                    writer = w;
+                    take(w, &mut writer, &mut conversation);
                 }
                 continue;
             }
@@ -513,20 +576,31 @@ fn writer_loop(
         line.extend_from_slice(eol);
         loop {
             while let Ok(w) = writers.try_recv() {
-                writer = w;
+                take(w, &mut writer, &mut conversation);
+            }
+            if sent_in < conversation {
+                log::debug!("port {port}: a line for a connection that is gone, dropped");
+                break;
             }
             let Some(w) = writer.as_mut() else {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
                 if let Ok(w) = writers.recv_timeout(READ_TIMEOUT) {
-                    writer = w;
+                    take(w, &mut writer, &mut conversation);
                 }
                 continue;
             };
-            match write_and_drain(w.as_mut(), &line, stop) {
+            match write_and_drain(w.out.as_mut(), &line, stop) {
                 Ok(()) => {
-                    report(&events, port, LinkEvent::Drained { at: Instant::now() });
+                    report(
+                        &events,
+                        port,
+                        LinkEvent::Drained {
+                            at: Instant::now(),
+                            conversation: sent_in,
+                        },
+                    );
                     break;
                 }
                 Err(e) => {

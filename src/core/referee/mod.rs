@@ -358,9 +358,21 @@ impl Referee {
                 self.judge_early_replies(port);
                 self.skip_down_lines();
             }
-            Input::PortBack { port, .. } => {
+            Input::PortBack { port, fresh, .. } => {
                 self.players[port.index()].line_down = false;
                 self.players[port.index()].fresh = true;
+                if fresh {
+                    // A new connection: what was sent before and has not drained will
+                    // never reach it (the line's writer drops it), so it is waited for
+                    // no more. The player signs on, and is sent the game again.
+                    self.pending[port.index()].clear();
+                    if let Some(stop) = self.stopping.as_mut() {
+                        stop.drained[port.index()] = true;
+                        if stop.drained == [true; 2] {
+                            self.stopped();
+                        }
+                    }
+                }
                 self.notice(Notice::PortBack { port });
             }
             Input::Shutdown { .. } => self.shut_down("The referee was shut down"),

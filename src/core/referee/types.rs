@@ -229,6 +229,9 @@ pub enum Input {
         port: Port,
         /// When it was reopened.
         at: Duration,
+        /// Over a new connection (a player that connected again): nothing sent before
+        /// reached it or will, so nothing sent before is waited for.
+        fresh: bool,
     },
     /// The match ends early as an older argus ended it at an interrupt: the game in
     /// progress unterminated (`*`), then `disconnect`. Only journals written before

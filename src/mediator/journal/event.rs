@@ -104,6 +104,10 @@ pub enum Event {
         t: u64,
         /// The port.
         port: Port,
+        /// Over a new connection: the lines sent before, and not yet drained, were
+        /// never sent (journals before it have no such key: `false`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fresh: bool,
     },
     /// A new referee process took over the match from this journal after the one that
     /// wrote the lines before died. Its time axis continues from `t`, so the outage is
@@ -195,9 +199,10 @@ impl Event {
                 port: *port,
                 at: at(*t),
             },
-            Event::Back { t, port } => Input::PortBack {
+            Event::Back { t, port, fresh } => Input::PortBack {
                 port: *port,
                 at: at(*t),
+                fresh: *fresh,
             },
             _ => return None,
         })
@@ -240,9 +245,10 @@ impl Event {
                 port: *port,
                 error: String::new(),
             },
-            Input::PortBack { port, at } => Event::Back {
+            Input::PortBack { port, at, fresh } => Event::Back {
                 t: micros(*at),
                 port: *port,
+                fresh: *fresh,
             },
         }
     }

@@ -118,6 +118,61 @@ fn scripts_count_what_each_line_answers() {
     );
 }
 
+/// A player that connected again (`back` with `fresh`): the `respond` queued for its old
+/// connection was never sent, so neither side of the replay sends or expects it, and
+/// the next drain dates the reset that followed the new sign-on.
+#[test]
+fn lines_written_off_at_a_new_connection_are_not_replayed() {
+    let rx = |t, text: &str| Event::Rx {
+        t,
+        port: Port::A,
+        text: Some(text.into()),
+        hex: None,
+    };
+    let tx = |text: &str| Event::Tx {
+        port: Port::A,
+        text: text.into(),
+    };
+    let drained = |t| Event::Drained { t, port: Port::A };
+    let evs = events(&[
+        (2, rx(1_000, "sign_on")),
+        (3, tx("inform")),
+        (4, drained(1_500)),
+        (
+            5,
+            Event::Lost {
+                t: 2_000,
+                port: Port::A,
+                error: "closed".into(),
+            },
+        ),
+        (6, tx("respond")),
+        (
+            7,
+            Event::Back {
+                t: 3_000,
+                port: Port::A,
+                fresh: true,
+            },
+        ),
+        (8, rx(3_000, "sign_on again")),
+        (9, tx("reset")),
+        (10, drained(3_200)),
+    ]);
+    let player = Script::of(&evs, Role::Player(Port::A));
+    let heard: Vec<(usize, u64)> = player
+        .incoming
+        .iter()
+        .map(|i| (i.journal_line, i.t))
+        .collect();
+    assert_eq!(heard, vec![(3, 1_500), (9, 3_200)]);
+    let awaits: Vec<usize> = player.outgoing.iter().map(|o| o.awaits).collect();
+    assert_eq!(awaits, vec![0, 1]);
+    let referee = Script::of(&evs, Role::Referee { client: Port::A });
+    let sent: Vec<usize> = referee.outgoing.iter().map(|o| o.journal_line).collect();
+    assert_eq!(sent, vec![3, 9]);
+}
+
 #[test]
 fn the_report_reads_as_sentences() {
     let report = LiveReport {

@@ -227,7 +227,11 @@ impl Harness {
                 self.feed(if u.arbitrary()? {
                     Input::PortLost { port, at }
                 } else {
-                    Input::PortBack { port, at }
+                    Input::PortBack {
+                        port,
+                        at,
+                        fresh: u.arbitrary()?,
+                    }
                 });
             }
             15 => {
