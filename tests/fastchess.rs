@@ -737,6 +737,28 @@ fn a_cutechess_cli_command_line_runs_and_prints_cutechess_clis_lines() {
     assert_eq!(pgn.matches("[Result ").count(), 6);
 }
 
+/// Chess960 under cutechess-cli's command line: positions drawn by `-srand`, and the
+/// `-pgnout` copy names the variant as cutechess-cli writes and reads it
+/// (`fischerandom`; cutechess reads no `Chess960`).
+#[test]
+#[ignore = "needs stockfish"]
+fn a_cutechess_cli_chess960_match_writes_cutechess_clis_variant_tag() {
+    let worker = Worker::new();
+    let run = cutechess(
+        &worker,
+        "-variant fischerandom -engine cmd=engines/stockfish proto=uci -engine cmd=engines/stockfish name=SF2 proto=uci -each tc=1+0.01 -games 2 -rounds 1 -srand 5 -pgnout cc960.pgn",
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let pgn = std::fs::read_to_string(worker.path().join("cc960.pgn")).unwrap();
+    assert_eq!(
+        pgn.matches("[Variant \"fischerandom\"]").count(),
+        2,
+        "{pgn}"
+    );
+    assert_eq!(pgn.matches("[SetUp \"1\"]").count(), 2, "{pgn}");
+    assert!(!pgn.contains("Chess960"), "{pgn}");
+}
+
 #[test]
 #[ignore = "needs stockfish"]
 fn fastchess_with_cutechess_output_prints_its_score_and_elo_lines() {

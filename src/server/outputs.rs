@@ -27,6 +27,8 @@ pub(super) struct Outputs {
     pgn: Option<PathBuf>,
     epd: Option<PathBuf>,
     event: String,
+    /// The `Variant` tag's value in the PGN copy ([`ServeConfig::pgnout_variant`]).
+    variant: Option<String>,
 }
 
 impl Outputs {
@@ -39,13 +41,29 @@ impl Outputs {
                 .out
                 .file_name()
                 .map_or_else(|| "event".to_string(), |n| n.to_string_lossy().into_owned()),
+            variant: cfg.pgnout_variant.clone(),
+        }
+    }
+
+    /// Game `pgn` as the PGN copy holds it: its `Variant` tag renamed where the copy
+    /// asks.
+    fn copy<'a>(&self, pgn: &'a str) -> std::borrow::Cow<'a, str> {
+        match (&self.variant, tag(pgn, "Variant")) {
+            (Some(name), Some(own)) if name != own => pgn
+                .replacen(
+                    &format!("\n[Variant \"{own}\"]\n"),
+                    &format!("\n[Variant \"{name}\"]\n"),
+                    1,
+                )
+                .into(),
+            _ => pgn.into(),
         }
     }
 
     /// Appends game `stem` (its PGN `pgn`) to the copies.
     pub(super) fn game(&self, stem: &str, pgn: &str) {
         if let Some(path) = &self.pgn
-            && let Err(e) = append(path, pgn)
+            && let Err(e) = append(path, &self.copy(pgn))
         {
             log::error!("--pgnout {}: {e}; the game is in games.pgn", path.display());
         }
@@ -66,7 +84,10 @@ impl Outputs {
     /// After a stop: appends game `stem` (the last the event recorded; its PGN `pgn`)
     /// to each copy that does not end with it.
     pub(super) fn ensure_last(&self, stem: &str, pgn: &str) {
-        let pgn_missing = self.pgn.as_deref().is_some_and(|p| !ends_with(p, pgn));
+        let pgn_missing = self
+            .pgn
+            .as_deref()
+            .is_some_and(|p| !ends_with(p, &self.copy(pgn)));
         let epd = self.epd_line(stem, pgn);
         let epd_missing = self
             .epd
@@ -81,6 +102,7 @@ impl Outputs {
                 pgn: self.pgn.clone().filter(|_| pgn_missing),
                 epd: self.epd.clone().filter(|_| epd_missing),
                 event: self.event.clone(),
+                variant: self.variant.clone(),
             };
             only.game(stem, pgn);
         }
@@ -232,6 +254,7 @@ mod tests {
             pgn: Some(dir.path().join("all.pgn")),
             epd: Some(dir.path().join("all.epd")),
             event: cfg_out.file_name().unwrap().to_string_lossy().into_owned(),
+            variant: None,
         };
         outputs.game("game-0001", GAME);
         let pgn = fs::read_to_string(dir.path().join("all.pgn")).unwrap();
@@ -252,5 +275,28 @@ mod tests {
             GAME
         );
         assert_eq!(fs::read_to_string(dir.path().join("all.epd")).unwrap(), epd);
+    }
+
+    /// Under cutechess-cli's command line a Chess960 game's copy names the variant as
+    /// cutechess does (`fischerandom`), and the copy that has the game is not given it
+    /// again.
+    #[test]
+    fn the_copy_names_the_variant_as_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = "[Event \"?\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+                    [FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1\"]\n\
+                    [Result \"*\"]\n\n1. O-O *\n\n";
+        let outputs = Outputs {
+            pgn: Some(dir.path().join("copy.pgn")),
+            epd: None,
+            event: "e".into(),
+            variant: Some("fischerandom".into()),
+        };
+        outputs.game("game-0001", game);
+        outputs.ensure_last("game-0001", game);
+        let copy = fs::read_to_string(dir.path().join("copy.pgn")).unwrap();
+        assert_eq!(copy, game.replace("Chess960", "fischerandom"));
+        // A standard game has no Variant tag to rename.
+        assert_eq!(outputs.copy(GAME), GAME);
     }
 }

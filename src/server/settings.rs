@@ -88,6 +88,11 @@ pub struct ServeConfig {
     /// (`--epdout`).
     #[serde(default)]
     pub epdout: Option<PathBuf>,
+    /// The `Variant` tag's value in the `--pgnout` copy, in place of the PGN's own
+    /// (`Chess960`): cutechess-cli's name, `fischerandom`, under its command line, so
+    /// that cutechess reads the copy back as it reads its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgnout_variant: Option<String>,
     /// Each game's moves and the engines' analysis value by value in its report
     /// ([`crate::core::MatchConfig::keep_info`]), for a PGN written outside the event
     /// (fastchess's, under `argus fastchess`).

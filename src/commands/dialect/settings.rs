@@ -355,6 +355,9 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         rating_interval: 0,
         pgnout: pgnout.filter(|_| !fastchess_pgn),
         epdout,
+        // cutechess-cli names Chess960 `fischerandom` in its PGN, and reads no other.
+        pgnout_variant: (args.dialect == Dialect::Cutechess && args.chess960)
+            .then(|| "fischerandom".to_string()),
         keep_info: fastchess_pgn,
         no_game_pgn: true,
         tb,

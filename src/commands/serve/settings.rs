@@ -137,6 +137,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         // Absolute, so that a resume from another folder writes the same files.
         pgnout: args.pgnout.as_deref().map(absolute).transpose()?,
         epdout: args.epdout.as_deref().map(absolute).transpose()?,
+        pgnout_variant: None,
         keep_info: false,
         no_game_pgn: false,
         variant: args.variant,
