@@ -295,6 +295,8 @@ fn a_line_without_its_end_ends_after_a_second_and_the_reply_after_it_counts() {
 
 /// `--listen 127.0.0.1:0` leaves the port to the system, and argus says the one it
 /// took: a player connects to it.
+/// `--listen 127.0.0.1:0` says the port it took; a sign_on that cannot be read is
+/// refused with the reason it cannot.
 #[test]
 fn listening_on_port_zero_says_the_port_taken() {
     let _beside = beside_the_others();
@@ -326,6 +328,17 @@ fn listening_on_port_zero_says_the_port_taken() {
     let said = said.expect("argus says where players connect");
     let addr: std::net::SocketAddr = said.parse().unwrap();
     assert_ne!(addr.port(), 0, "{said}");
+    // A sign_on whose name is over 255 bytes is refused, saying why.
+    let mut long = std::net::TcpStream::connect(addr).unwrap();
+    let name = "N".repeat(300);
+    writeln!(long, "{START} refreq sign_on; tcsi \"x\" \"{name}\";").unwrap();
+    let fault = read_line(&mut long, Duration::from_secs(20)).unwrap_or_default();
+    assert!(
+        fault.contains("refcom fault")
+            && fault.contains("the sign_on cannot be read: string at offset")
+            && fault.contains("holds 300 bytes, more than 255"),
+        "{fault}"
+    );
     let mut ann = std::net::TcpStream::connect(addr).unwrap();
     writeln!(ann, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
     let reset = read_line(&mut ann, Duration::from_secs(20)).unwrap_or_default();

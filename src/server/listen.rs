@@ -312,7 +312,16 @@ fn admit(
 ) {
     let rec = match Record::from_ascii(&line) {
         Ok(rec) if rec.refreq() == Some("sign_on") => rec,
-        _ => return refusals.refuse(stream, peer, "the first record must be a sign_on"),
+        Ok(_) => return refusals.refuse(stream, peer, "the first record must be a sign_on"),
+        Err(e) => {
+            // A sign_on that does not read says why (a name over 255 bytes, say).
+            let why = if line.windows(7).any(|w| w == b"sign_on") {
+                format!("the sign_on cannot be read: {e}")
+            } else {
+                format!("the first record must be a sign_on, and cannot be read: {e}")
+            };
+            return refusals.refuse(stream, peer, &why);
+        }
     };
     let text = |opcode: &str, i: usize| {
         rec.operands(opcode)

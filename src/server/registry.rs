@@ -616,27 +616,29 @@ impl Registry {
         Ok(started)
     }
 
-    /// The end of a connection that the poll loop read: its game's line reads end of
-    /// file, and its place is free for the next.
-    fn closed(&self, router: &Router, index: usize) {
+    /// The end of a connection that the poll loop read (`why`): its game's line reads
+    /// its end, and its place is free for the next.
+    fn closed(&self, router: &Router, index: usize, why: &str) {
         // Under the places' lock, so that whoever waits for the connections to close
         // ([`Registry::wait_closed`]) sees this one closed only once it is said.
         let mut slots = lock(&self.slots);
         router.alive.store(false, Ordering::SeqCst);
-        // The game's line reads end of file.
-        lock(&router.target).take();
+        // The game's line reads its end, and why.
+        if let Some(feed) = lock(&router.target).take() {
+            feed.end(format!("the connection closed: {why}"));
+        }
         slots[index].gone_since = Some(Instant::now());
         // Said on standard output, as the sign-on was (a connection replaced by its
         // player's new one is not the player leaving).
         let name = &slots[index].player.name;
         if slots[index].live_connection().is_some() {
             println!(
-                "argus serve: {name}: its old connection from {} closed",
+                "argus serve: {name}: its old connection from {} closed: {why}",
                 router.peer
             );
         } else {
             println!(
-                "argus serve: {name} left: its connection from {} closed",
+                "argus serve: {name} left: its connection from {} closed: {why}",
                 router.peer
             );
         }
@@ -700,7 +702,14 @@ struct Counting {
 
 impl io::Write for Counting {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = (&self.router.stream).write(buf)?;
+        let n = (&self.router.stream).write(buf).map_err(|e| {
+            if cfg!(unix) && e.kind() == io::ErrorKind::TimedOut {
+                // The connection's end, not a write's timeout: say what it means.
+                io::Error::new(e.kind(), readers::failure(&e))
+            } else {
+                e
+            }
+        })?;
         let lines = buf[..n].iter().filter(|&&b| b == b'\n').count();
         self.router.sent.fetch_add(lines, Ordering::Relaxed);
         Ok(n)

@@ -442,7 +442,7 @@ fn reader_loop(
             match &mut source {
                 Source::Stamped(lines) => lines
                     .wait_closed(READ_TIMEOUT)
-                    .then(|| io::Error::new(io::ErrorKind::UnexpectedEof, "the connection closed")),
+                    .then(|| io::Error::new(io::ErrorKind::UnexpectedEof, lines.why_closed())),
                 Source::Bytes(reader) => match reader.read(&mut buf) {
                     Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
                     Ok(n) => {

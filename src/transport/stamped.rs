@@ -41,9 +41,10 @@ fn lock(inbox: &Mutex<Inbox>) -> MutexGuard<'_, Inbox> {
 }
 
 /// The router's end: it delivers the lines it stamped. Dropping it is the connection's
-/// end for the game.
+/// end for the game ([`Feed::end`] says why).
 pub struct Feed {
     inbox: Arc<Mutex<Inbox>>,
+    why: Arc<Mutex<Option<String>>>,
     _open: Sender<()>,
 }
 
@@ -51,6 +52,7 @@ pub struct Feed {
 /// waits on it for the connection's end.
 pub struct StampedLines {
     inbox: Arc<Mutex<Inbox>>,
+    why: Arc<Mutex<Option<String>>>,
     closed: Receiver<()>,
 }
 
@@ -73,17 +75,25 @@ pub struct StampedLines {
 /// ```
 pub fn channel() -> (Feed, StampedLines) {
     let inbox = Arc::new(Mutex::new(Inbox::Waiting(Vec::new())));
+    let why = Arc::new(Mutex::new(None));
     let (open, closed) = crossbeam_channel::bounded(0);
     (
         Feed {
             inbox: Arc::clone(&inbox),
+            why: Arc::clone(&why),
             _open: open,
         },
-        StampedLines { inbox, closed },
+        StampedLines { inbox, why, closed },
     )
 }
 
 impl Feed {
+    /// The connection's end for the game, and `why` it ended (what the game's line
+    /// reports as its loss).
+    pub fn end(self, why: String) {
+        *self.why.lock().unwrap_or_else(PoisonError::into_inner) = Some(why);
+    }
+
     /// Hands over a line (or an overlong line's notice) as stamped.
     ///
     /// # Errors
@@ -152,6 +162,16 @@ impl StampedLines {
             self.closed.recv_timeout(wait),
             Err(RecvTimeoutError::Timeout)
         )
+    }
+
+    /// Why the connection ended, as its router said ([`Feed::end`]); without a word,
+    /// "the connection closed".
+    pub fn why_closed(&self) -> String {
+        self.why
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or_else(|| "the connection closed".into())
     }
 }
 

@@ -105,7 +105,11 @@ fn run(poller: &Poller, incoming: &Mutex<Vec<Conn>>, registry: &Weak<Registry>) 
                 Err(e) => {
                     log::warn!("{}: cannot wait for its lines: {e}", conn.router.peer);
                     conn.router.close();
-                    registry.closed(&conn.router, conn.index);
+                    registry.closed(
+                        &conn.router,
+                        conn.index,
+                        "the referee cannot wait for its lines",
+                    );
                 }
             }
         }
@@ -113,14 +117,16 @@ fn run(poller: &Poller, incoming: &Mutex<Vec<Conn>>, registry: &Weak<Registry>) 
             let Some(conn) = conns.get_mut(&ev.key) else {
                 continue;
             };
-            let keep = registry.read_once(conn, &mut buf)
-                && poller
+            let ended = registry.read_once(conn, &mut buf).err().or_else(|| {
+                poller
                     .modify(&conn.router.stream, Event::readable(ev.key))
-                    .is_ok();
-            if !keep {
+                    .err()
+                    .map(|e| format!("the referee cannot wait for its lines: {e}"))
+            });
+            if let Some(why) = ended {
                 let _ = poller.delete(&conn.router.stream);
                 if let Some(conn) = conns.remove(&ev.key) {
-                    registry.closed(&conn.router, conn.index);
+                    registry.closed(&conn.router, conn.index, &why);
                 }
             }
         }
@@ -141,22 +147,13 @@ fn run(poller: &Poller, incoming: &Mutex<Vec<Conn>>, registry: &Weak<Registry>) 
 
 impl Registry {
     /// Reads what `conn` has (once: it was ready), stamps it and hands its lines on.
-    /// False when the connection is done with (closed, failed, or a flood).
-    fn read_once(&self, conn: &mut Conn, buf: &mut [u8]) -> bool {
+    /// Why the connection is done with, when it is (closed, failed, or a flood).
+    fn read_once(&self, conn: &mut Conn, buf: &mut [u8]) -> Result<(), String> {
         let n = match (&conn.router.stream).read(buf) {
-            Ok(0) => return false,
+            Ok(0) => return Err("the player closed it".into()),
             Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) =>
-            {
-                return true;
-            }
-            Err(_) => return false,
+            Err(e) if is_idle(&e) => return Ok(()),
+            Err(e) => return Err(failure(&e)),
         };
         // The stamp: the bytes have just come off the socket.
         let mut flood = false;
@@ -188,10 +185,12 @@ impl Registry {
                 router.peer
             );
             router.close();
-            return false;
+            return Err(format!(
+                "more than {FLOOD_LINES} lines in a second it was not asked for"
+            ));
         }
         self.refused(conn.index, refused);
-        true
+        Ok(())
     }
 
     /// A line that stops arriving without its terminator ends after [`STALLED_LINE`]
@@ -222,5 +221,53 @@ impl Registry {
                 self.between_games(index, &bytes);
             }
         }
+    }
+}
+
+/// A read that found nothing yet: on Unix a socket's read timeout is `WouldBlock`, and
+/// `TimedOut` is the connection's own end (below); elsewhere `TimedOut` is the timeout.
+fn is_idle(e: &io::Error) -> bool {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => true,
+        io::ErrorKind::TimedOut => cfg!(not(unix)),
+        _ => false,
+    }
+}
+
+/// Why a connection whose read failed with `e` ends, in the supervisor's words.
+pub(crate) fn failure(e: &io::Error) -> String {
+    match e.kind() {
+        // The system's limit on unacknowledged data (`keep_alive`), or its keepalive
+        // probes, went unanswered.
+        io::ErrorKind::TimedOut => format!(
+            "what it was sent went unacknowledged for {} s: it stopped reading, or its \
+             network is gone ({e})",
+            crate::transport::tcp::UNACKNOWLEDGED.as_secs()
+        ),
+        io::ErrorKind::ConnectionReset => format!("the player's system reset it ({e})"),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection the system ended says why as a supervisor reads it: a player that
+    /// stopped reading (the limit on unacknowledged data) is told from one whose system
+    /// reset it; a read timeout on Unix (`WouldBlock`) is no end.
+    #[test]
+    fn a_connections_end_says_why() {
+        let timed_out = io::Error::from(io::ErrorKind::TimedOut);
+        assert!(
+            failure(&timed_out)
+                .starts_with("what it was sent went unacknowledged for 20 s: it stopped reading"),
+            "{}",
+            failure(&timed_out)
+        );
+        let reset = io::Error::from(io::ErrorKind::ConnectionReset);
+        assert!(failure(&reset).starts_with("the player's system reset it"));
+        assert!(is_idle(&io::Error::from(io::ErrorKind::WouldBlock)));
+        assert_eq!(is_idle(&timed_out), cfg!(not(unix)));
     }
 }
