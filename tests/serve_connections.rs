@@ -405,3 +405,68 @@ fn a_seat_whose_player_is_gone_for_good_forfeits_its_games() {
     let ann = finish(ann, Duration::from_secs(10));
     assert!(ann.status.success(), "{}", text(&ann.stderr));
 }
+
+/// An unattended event whose listed player never comes: past `--absent-after` its
+/// games are lost by forfeit (docs/supervisor.md), and the event ends; the player that
+/// came plays its games.
+#[test]
+fn an_unattended_event_with_a_listed_player_gone_for_good_ends() {
+    let _beside = beside_the_others();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--player",
+        "Bob",
+        "--engine",
+        "name=Engine",
+        "movetime=20",
+        "--games",
+        "1",
+        "--tc",
+        "20+0.1",
+        "--unattended",
+        "--absent-after",
+        "3",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let _ = first_connection(&addr);
+    let ann = spawn(&[
+        "client",
+        "--connect",
+        &addr,
+        "--engine",
+        "random",
+        "--name",
+        "Ann",
+    ]);
+    let serve = finish(serve, Duration::from_secs(90));
+    let stdout = text(&serve.stdout);
+    let stderr = text(&serve.stderr);
+    assert!(serve.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("3 of 3 game(s) played"), "{stdout}");
+    assert!(
+        stderr.contains("Bob has been absent for 3 s or more (--absent-after): forfeit"),
+        "{stderr}"
+    );
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    let mut bobs = 0;
+    for game in pgn.split("[Event ").skip(1) {
+        if game.contains("[White \"Bob\"]") {
+            assert!(game.contains("[Result \"0-1\"]"), "{game}");
+            bobs += 1;
+        } else if game.contains("[Black \"Bob\"]") {
+            assert!(game.contains("[Result \"1-0\"]"), "{game}");
+            bobs += 1;
+        }
+    }
+    assert_eq!(bobs, 2, "{pgn}");
+    let ann = finish(ann, Duration::from_secs(10));
+    assert!(ann.status.success(), "{}", text(&ann.stderr));
+}

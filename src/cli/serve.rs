@@ -62,6 +62,12 @@ pub struct ServeArgs {
     /// not in an event with tokens.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub seats: u32,
+    /// A listed player (--player, --players) absent this long (no connection; from the
+    /// event's start or its last connection's end) loses by forfeit each game it is
+    /// paired in until it connects again. Under --unattended 300 s unless given; an
+    /// attended event waits for its players unless given (the supervisor adjudicates).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub absent_after: Option<u64>,
     /// Where players that connect by themselves connect. Any address but a loopback
     /// one is the organiser's explicit choice.
     #[arg(long, default_value = "127.0.0.1:5150", value_name = "ADDR")]

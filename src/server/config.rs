@@ -146,6 +146,7 @@ struct RawNetwork {
     max_clients: Value,
     http: Value,
     seats: Value,
+    absent_after: Value,
     players: Value,
     standby_listen: Value,
     standby_sync: Value,
@@ -308,6 +309,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<FileOption>, ConfigFileError
     scalar("network", "max_clients", &raw.network.max_clients)?;
     scalar("network", "http", &raw.network.http)?;
     scalar("network", "seats", &raw.network.seats)?;
+    scalar("network", "absent_after", &raw.network.absent_after)?;
     scalar("network", "players", &raw.network.players)?;
     scalar("network", "standby_listen", &raw.network.standby_listen)?;
     scalar("network", "standby_sync", &raw.network.standby_sync)?;

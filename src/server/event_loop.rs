@@ -69,7 +69,11 @@ pub(super) fn run(
     fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
     let players = Players::of(cfg);
     raise_descriptor_limit(players.remote.len(), cfg.concurrency);
-    let registry = Registry::new(players.remote, players.engines);
+    let registry = Registry::new(
+        players.remote,
+        players.engines,
+        cfg.absent_limit(setup.unattended),
+    );
     // Set when the event ends: the listener stops.
     let closing = Arc::new(AtomicBool::new(false));
     if players.remote_index.iter().any(Option::is_some) {

@@ -279,15 +279,27 @@ pub(super) fn play(
                 };
                 Side::Local(started, opts, player)
             }
-            // A seat whose player has been gone too long loses its game by forfeit
-            // (docs/supervisor.md); a game under way at a resume goes on.
-            (_, Some(index)) if rebuilt.is_none() && event.registry.given_up(index) => {
+            // A seat whose player has been gone too long, or a listed player absent
+            // past --absent-after, loses its game by forfeit (docs/supervisor.md); a
+            // game under way at a resume goes on.
+            (_, Some(index))
+                if rebuilt.is_none()
+                    && let Some(gone) = event.registry.given_up(index) =>
+            {
                 let loser = if i == 0 { Color::White } else { Color::Black };
-                let why = format!(
-                    "{} has been gone for {} s or more: forfeit",
-                    names[player],
-                    super::registry::SEAT_GIVEN_UP.as_secs()
-                );
+                let why = if gone.listed {
+                    format!(
+                        "{} has been absent for {} s or more (--absent-after): forfeit",
+                        names[player],
+                        gone.after.as_secs()
+                    )
+                } else {
+                    format!(
+                        "{} has been gone for {} s or more: forfeit",
+                        names[player],
+                        gone.after.as_secs()
+                    )
+                };
                 return forfeit(spec, cfg, &names, loser, &why, &pgn_path)
                     .map(Some)
                     .map_err(NotPlayed::from);

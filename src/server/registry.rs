@@ -61,6 +61,17 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 /// takes, as a free seat is.
 pub const SEAT_GIVEN_UP: Duration = Duration::from_secs(60);
 
+/// Why a place's games are lost by forfeit before they begin: its player has been gone
+/// this long, the limit for its kind of place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GivenUp {
+    /// The limit crossed: [`SEAT_GIVEN_UP`] for a seat, `--absent-after` for a listed
+    /// player.
+    pub after: Duration,
+    /// Whether the place is a listed player's (else a seat's).
+    pub listed: bool,
+}
+
 /// A player of the event who connects by itself: `--player NAME[:TOKEN]`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RemotePlayer {
@@ -220,14 +231,18 @@ impl Slot {
         self.router.as_ref().is_some_and(|r| r.is_alive())
     }
 
-    /// A seat whose player has been gone [`SEAT_GIVEN_UP`] or longer: it loses the
+    /// A seat whose player has been gone [`SEAT_GIVEN_UP`] or longer, or a listed
+    /// player absent past `absent` (`--absent-after`; None: waited for): it loses the
     /// games it is paired in by forfeit until its player comes back.
-    fn is_given_up(&self) -> bool {
-        matches!(self.seat, Some((_, Some(_))))
-            && self.live_connection().is_none()
-            && self
-                .gone_since
-                .is_some_and(|at| at.elapsed() >= SEAT_GIVEN_UP)
+    fn given_up(&self, absent: Option<Duration>) -> Option<GivenUp> {
+        let (after, listed) = match self.seat {
+            Some((_, Some(_))) => (SEAT_GIVEN_UP, false),
+            Some((_, None)) => return None,
+            None => (absent?, true),
+        };
+        (self.live_connection().is_none()
+            && self.gone_since.is_some_and(|at| at.elapsed() >= after))
+        .then_some(GivenUp { after, listed })
     }
 
     /// The player's newest connection, if it is open: the one handed to its game, or
@@ -258,6 +273,9 @@ pub struct Registry {
     changed: Condvar,
     /// The names of the event's local engines, which nobody over TCP may take.
     engines: Vec<String>,
+    /// How long a listed player may be absent before its games are lost by forfeit
+    /// (None: waited for as long as it takes).
+    absent: Option<Duration>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -277,8 +295,13 @@ fn not_admitted(name: &str) -> Refusal {
 impl Registry {
     /// A registry of `places` (listed players and seats, a seat taken before a resume
     /// under its name), none connected; `engines` are the names of the event's local
-    /// engines, which a seat cannot take.
-    pub fn new(places: Vec<Place>, engines: Vec<String>) -> Arc<Registry> {
+    /// engines, which a seat cannot take; a listed player absent past `absent` loses
+    /// its games by forfeit until it connects.
+    pub fn new(
+        places: Vec<Place>,
+        engines: Vec<String>,
+        absent: Option<Duration>,
+    ) -> Arc<Registry> {
         Arc::new(Registry {
             readers: Mutex::new(None),
             slots: Mutex::new(
@@ -310,6 +333,7 @@ impl Registry {
             ),
             changed: Condvar::new(),
             engines,
+            absent,
         })
     }
 
@@ -365,7 +389,9 @@ impl Registry {
     /// did.
     pub fn claim(&self, indices: &[usize]) -> bool {
         let mut slots = lock(&self.slots);
-        let free = |s: &Slot| !s.busy && (!s.out && s.recorded && s.is_live() || s.is_given_up());
+        let free = |s: &Slot| {
+            !s.busy && (!s.out && s.recorded && s.is_live() || s.given_up(self.absent).is_some())
+        };
         if !indices.iter().all(|&i| free(&slots[i])) {
             return false;
         }
@@ -375,10 +401,11 @@ impl Registry {
         true
     }
 
-    /// Whether place `i` is a seat whose player has been gone too long
-    /// ([`SEAT_GIVEN_UP`]): a game it is claimed for is lost by forfeit.
-    pub fn given_up(&self, i: usize) -> bool {
-        lock(&self.slots)[i].is_given_up()
+    /// Whether place `i`'s player has been gone too long (a seat's for
+    /// [`SEAT_GIVEN_UP`], a listed player's past `--absent-after`): a game it is
+    /// claimed for is lost by forfeit.
+    pub fn given_up(&self, i: usize) -> Option<GivenUp> {
+        lock(&self.slots)[i].given_up(self.absent)
     }
 
     /// Gives player `i` back after its game.

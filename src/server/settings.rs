@@ -27,6 +27,11 @@ pub struct ServeConfig {
     /// The connections taken at once (256 when not given).
     #[serde(default)]
     pub max_clients: Option<usize>,
+    /// How long a listed player may be absent before its games are lost by forfeit
+    /// (`--absent-after`, seconds); without it, [`ABSENT_AFTER`] when the event runs
+    /// unattended, and for ever when it is attended ([`Setup::unattended`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent_after: Option<u64>,
     /// How they are paired.
     pub format: Format,
     /// How many times the pairings are played.
@@ -182,4 +187,22 @@ pub struct Setup<'a> {
     /// Where the players connect, instead of the address the settings give (an observer
     /// that took over listens on its own).
     pub listen: Option<SocketAddr>,
+    /// Nobody reads the console (`--unattended`): a listed player that is absent is
+    /// not waited for past [`ServeConfig::absent_after`] (or [`ABSENT_AFTER`]).
+    pub unattended: bool,
+}
+
+/// How long a listed player of an unattended event may be absent before it loses its
+/// games by forfeit, unless `--absent-after` says otherwise (docs/supervisor.md).
+pub const ABSENT_AFTER: std::time::Duration = std::time::Duration::from_secs(300);
+
+impl ServeConfig {
+    /// How long a listed player may be absent before it loses its games by forfeit,
+    /// when the event runs unattended or not: None, waited for as long as it takes.
+    pub fn absent_limit(&self, unattended: bool) -> Option<std::time::Duration> {
+        match self.absent_after {
+            Some(secs) => Some(std::time::Duration::from_secs(secs)),
+            None => unattended.then_some(ABSENT_AFTER),
+        }
+    }
 }

@@ -276,6 +276,7 @@ impl Play<'_> {
             live: None,
             standby: None,
             listen: None,
+            unattended: true,
         };
         let summary = server::run(start, &setup, &REQUESTS, &mut progress);
         let crashed = lines.crashed;

@@ -311,6 +311,7 @@ pub(super) fn resolve(args: &MatchArgs, out: &Path) -> Result<(ServeConfig, Outp
         players,
         listen: None,
         max_clients: None,
+        absent_after: None,
         format,
         rounds: args.rounds,
         games: args.games,

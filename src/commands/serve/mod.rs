@@ -145,6 +145,7 @@ pub(crate) fn run(
         live: live.as_ref(),
         standby: hub.as_ref(),
         listen: took_over.as_ref().map(|t| t.listen),
+        unattended: args.unattended,
     };
     let start = match &args.resume {
         Some(dir) => server::Start::Resume(dir),

@@ -100,6 +100,7 @@ fn serve_config(args: &ServeArgs, matches: Option<&ArgMatches>) -> Result<ServeC
         players,
         listen: Some(args.listen),
         max_clients: Some(args.max_clients as usize),
+        absent_after: args.absent_after,
         format: args.format,
         rounds: args.rounds,
         games: args.games,
