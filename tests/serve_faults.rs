@@ -574,3 +574,100 @@ fn script(path: &std::path::Path, text: &str) {
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// A player that sends noise as fast as the flood rule lets it (4,000-byte lines, 90 a
+/// second) fills neither the disk nor the log: its journal takes 64 KiB of the lines it
+/// was not asked for in a minute and counts the rest in one `dropped` line with a
+/// sample, the log says so once, and the journal still replays.
+#[test]
+fn a_player_sending_noise_adds_little_to_the_journal_and_the_log() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--engine",
+        "name=Engine",
+        "movetime=20",
+        "--games",
+        "1",
+        "--tc",
+        "4",
+        "--unattended",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut ann = first_connection(&addr);
+    writeln!(ann, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
+    let noise = "noise ".repeat(700)[..4000].to_string();
+    let mut sent = 0;
+    for _ in 0..180 {
+        if writeln!(ann, "{noise}").is_err() {
+            break;
+        }
+        sent += 1;
+        std::thread::sleep(Duration::from_millis(11));
+    }
+    assert_eq!(sent, 180, "the flood rule let the lines through");
+    // Ann never moves: she loses on time, and the event ends.
+    let serve = finish(serve, Duration::from_secs(60));
+    let stderr = text(&serve.stderr);
+    assert!(serve.status.success(), "{stderr}");
+    let journal = out.join("games/game-0001.jsonl");
+    let log = std::fs::read_to_string(&journal).unwrap();
+    let noise_rx = log
+        .lines()
+        .filter(|l| l.contains("\"ev\":\"rx\"") && l.contains("noise noise"))
+        .count();
+    assert_eq!(
+        noise_rx,
+        65536 / 4001,
+        "the lines journaled: 64 KiB of them"
+    );
+    let dropped: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["ev"] == "dropped")
+        .collect();
+    assert_eq!(dropped.len(), 1, "{log}");
+    // The rest dropped (but for a line or two read before the game took the line, or
+    // after it ended, between games).
+    let lines = dropped[0]["lines"].as_u64().unwrap();
+    assert!(
+        (150..=180 - 65536 / 4001).contains(&lines),
+        "{}",
+        dropped[0]
+    );
+    assert_eq!(dropped[0]["bytes"].as_u64(), Some(lines * 4000));
+    assert!(
+        dropped[0]["sample"]
+            .as_str()
+            .is_some_and(|s| s.len() == 200 && s.starts_with("noise noise")),
+        "{}",
+        dropped[0]
+    );
+    assert!(
+        std::fs::metadata(&journal).unwrap().len() < 100_000,
+        "the journal holds 64 KiB of noise and the game"
+    );
+    assert_eq!(
+        stderr.matches("it was not asked for in a minute").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.matches("noise ignored").count() <= 65536 / 4001,
+        "{stderr}"
+    );
+    let replay = argus(&["replay", journal.to_str().unwrap()]);
+    assert!(
+        text(&replay.stderr).contains("no divergence"),
+        "{}",
+        text(&replay.stderr)
+    );
+}

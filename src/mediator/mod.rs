@@ -6,6 +6,7 @@
 //! before it is handed to the line's writer thread, so the journal on disk is always a
 //! prefix of the session. Finished games are appended to the PGN file at once.
 
+pub mod budget;
 pub mod config;
 pub mod journal;
 pub mod live_replay;
@@ -442,6 +443,8 @@ struct Driver<'a> {
     /// The gate every line is stamped behind, which the loop passes before it feeds an
     /// input of its own moment (see [`Driver::settle`]).
     gate: Gate,
+    /// What each port may add to the journal ([`budget`]).
+    budgets: [budget::Budget; 2],
     records: &'a mut Records,
     watcher: &'a mut dyn Watcher,
     clock: Clock,
@@ -509,6 +512,7 @@ impl<'a> Driver<'a> {
             links,
             events,
             gate,
+            budgets: Default::default(),
             records,
             watcher,
             clock,
@@ -609,7 +613,12 @@ impl<'a> Driver<'a> {
     }
 
     /// Ends the session: journals its end and stops the lines' threads.
-    fn finish(self) -> Result<Outcome, MediatorError> {
+    fn finish(mut self) -> Result<Outcome, MediatorError> {
+        for port in Port::BOTH {
+            if let Some(dropped) = self.budgets[port.index()].take() {
+                self.journal_dropped(port, &dropped)?;
+            }
+        }
         self.records.journal.write(&Event::End {
             t: micros(self.clock.stamp(Instant::now())),
         })?;
@@ -672,6 +681,7 @@ impl<'a> Driver<'a> {
     fn release(&mut self, held: &mut Vec<Held>) -> Result<(), MediatorError> {
         self.records.journal.flush()?;
         for (port, line, record) in held.drain(..) {
+            self.budgets[port.index()].sent();
             self.links[port.index()].send_record(&line, record);
         }
         Ok(())
@@ -697,6 +707,15 @@ impl<'a> Driver<'a> {
     /// not the input's own); a dropped overlong line is only journaled.
     fn drive_port(&mut self, ev: PortEvent) -> Result<(), MediatorError> {
         let port = ev.port;
+        // A line past the port's allowance is dropped before anything sees it.
+        let admitted = match &ev.event {
+            LinkEvent::Line { at, bytes } => self.admit(port, *at, bytes.len(), Some(bytes))?,
+            LinkEvent::Overlong { at, len } => self.admit(port, *at, *len, None)?,
+            _ => true,
+        };
+        if !admitted {
+            return Ok(());
+        }
         let stamp = |at| self.clock.stamp(at);
         let (input, extra) = match ev.event {
             LinkEvent::Line { at, bytes } => (
@@ -769,6 +788,57 @@ impl<'a> Driver<'a> {
             }
         };
         self.feed(input, extra)
+    }
+
+    /// Whether a line `port` sent (`line`, or `len` bytes over the record limit) is
+    /// within its allowance ([`budget`]), and is journaled and judged; journals what
+    /// the last window dropped once it is over, and says once in a window that lines
+    /// are dropped.
+    fn admit(
+        &mut self,
+        port: Port,
+        at: Instant,
+        len: usize,
+        line: Option<&[u8]>,
+    ) -> Result<bool, MediatorError> {
+        let budget = &mut self.budgets[port.index()];
+        if let Some(dropped) = budget.roll(at) {
+            self.journal_dropped(port, &dropped)?;
+        }
+        match self.budgets[port.index()].judge(at, len, line) {
+            budget::Verdict::Take => Ok(true),
+            budget::Verdict::Drop { first } => {
+                if first {
+                    log::warn!(
+                        "port {port}: more than {} lines ({} KiB) it was not asked for in a \
+                         minute: the rest of the minute's are dropped unread, and counted \
+                         in the journal",
+                        budget::UNASKED_LINES,
+                        budget::UNASKED_BYTES / 1024
+                    );
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// Journals what a window of `port`'s dropped.
+    fn journal_dropped(
+        &mut self,
+        port: Port,
+        dropped: &budget::Dropped,
+    ) -> Result<(), MediatorError> {
+        let stamp = |at| micros(self.clock.stamp(at));
+        let event = Event::Dropped {
+            t: stamp(dropped.last),
+            port,
+            since: stamp(dropped.first),
+            lines: dropped.lines,
+            bytes: dropped.bytes,
+            sample: String::from_utf8_lossy(&dropped.sample).into_owned(),
+        };
+        self.records.journal.write(&event)?;
+        Ok(())
     }
 
     /// A message of the control channel, at the moment it is taken: lines stamped

@@ -70,6 +70,24 @@ pub enum Event {
         /// Its length.
         len: usize,
     },
+    /// Lines a port sent past its allowance of lines it was not asked for, in one
+    /// window ([`crate::mediator::budget`]): dropped before the referee saw them, so
+    /// not inputs; the count, their bytes and the first's first bytes.
+    Dropped {
+        /// Microseconds since the start: the last one dropped.
+        t: u64,
+        /// The port.
+        port: Port,
+        /// When the first was dropped.
+        since: u64,
+        /// How many lines.
+        lines: u64,
+        /// Their bytes.
+        bytes: u64,
+        /// The first one's first 200 bytes (invalid UTF-8 replaced); empty for a line
+        /// over the record limit.
+        sample: String,
+    },
     /// A line sent (without its terminator).
     Tx {
         /// The port.
