@@ -106,6 +106,12 @@ pub trait Local {
 /// control channel anyway (a sender that did not wake it is heard within this).
 pub const LOCAL_TICK: Duration = Duration::from_millis(500);
 
+/// How long a deadline (a flag) waits at most for bytes that reached a player's
+/// connection and are not read yet ([`Driver::await_unread`]).
+pub const UNREAD_WAIT: Duration = Duration::from_millis(250);
+/// How often it looks again meanwhile.
+const UNREAD_POLL: Duration = Duration::from_millis(2);
+
 /// How a session ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -859,11 +865,33 @@ impl<'a> Driver<'a> {
         self.feed(input, None)
     }
 
+    /// Before a deadline's input: while a line's connection holds bytes its reader has
+    /// not read yet (`argus serve`'s poll loop busy with other connections), waits for
+    /// them, [`UNREAD_WAIT`] at most, and judges what they bring first, so that a reply
+    /// that reached the machine before its flag fell is judged in time, by its receive
+    /// time.
+    fn await_unread(&mut self) -> Result<(), MediatorError> {
+        let until = Instant::now() + UNREAD_WAIT;
+        while !self.over && self.links.iter().any(crate::transport::Link::has_unread) {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                log::debug!("bytes still unread after {UNREAD_WAIT:?}: the deadline goes on");
+                break;
+            }
+            if let Ok(ev) = self.events.recv_timeout(left.min(UNREAD_POLL)) {
+                self.drive_port(ev)?;
+            }
+            self.settle()?;
+        }
+        Ok(())
+    }
+
     /// The referee's deadline, reached at `now`: lines stamped before it come first,
     /// those still being handed over too, so that a reply that arrived before the flag
     /// fell is judged on time; then the timeout, if it is still due.
     fn drive_timeout(&mut self, now: Duration) -> Result<(), MediatorError> {
         self.settle()?;
+        self.await_unread()?;
         if !self.over && self.referee.poll_timeout().is_some_and(|due| due <= now) {
             self.feed(Input::Timeout { at: now }, None)?;
         }

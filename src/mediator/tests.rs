@@ -63,7 +63,19 @@ const AFTER_E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
 
 /// A line of the test's: its feed (what the player sends) and what it is sent.
 fn test_line() -> (stamped::Feed, Receiver<String>, Wire) {
-    let (feed, inbox) = stamped::channel();
+    test_line_unread(None)
+}
+
+/// [`test_line`], whose connection has bytes not read yet while `unread` says so.
+fn test_line_unread(
+    unread: Option<Arc<std::sync::atomic::AtomicBool>>,
+) -> (stamped::Feed, Receiver<String>, Wire) {
+    let (feed, mut inbox) = stamped::channel();
+    if let Some(unread) = unread {
+        inbox = inbox.with_unread(Arc::new(move || {
+            unread.load(std::sync::atomic::Ordering::SeqCst)
+        }));
+    }
     let (to, out) = crossbeam_channel::unbounded();
     let writer = Box::new(Lines {
         to,
@@ -86,12 +98,23 @@ type Started = (
 /// A mediator over two test lines, playing `config` into a journal in `dir`; port b
 /// reopened by `reopen_b`.
 fn start(dir: &std::path::Path, config: MatchConfig, reopen_b: Option<Opener>) -> Started {
+    start_unread(dir, config, reopen_b, None)
+}
+
+/// [`start`], port a's connection holding bytes not read yet while `unread_a` says so.
+fn start_unread(
+    dir: &std::path::Path,
+    config: MatchConfig,
+    reopen_b: Option<Opener>,
+    unread_a: Option<Arc<std::sync::atomic::AtomicBool>>,
+) -> Started {
     let mut feeds = Vec::new();
     let mut outs = Vec::new();
     let mut lines = Vec::new();
     let mut reopens = [None, reopen_b];
+    let mut unread = [unread_a, None];
     for (i, name) in ["a", "b"].into_iter().enumerate() {
-        let (feed, out, wire) = test_line();
+        let (feed, out, wire) = test_line_unread(unread[i].take());
         lines.push(Line {
             label: name.into(),
             wire,
@@ -260,5 +283,45 @@ fn a_new_connection_is_sent_nothing_queued_for_the_old_one() {
     assert!(
         journal.contains("{\"ev\":\"back\",\"t\":") && journal.contains("\"fresh\":true}"),
         "{journal}"
+    );
+}
+
+/// A reply that reached the machine before White's flag fell but sat unread in the
+/// socket while the connections' loop was busy (its receive time is its stamp) is
+/// judged in time: the flag waits for the unread bytes before it falls.
+#[test]
+fn a_flag_waits_for_a_reply_that_arrived_but_is_not_read_yet() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let unread = Arc::new(AtomicBool::new(false));
+    let (feeds, outs, mediator, reports) =
+        start_unread(dir.path(), quick("2"), None, Some(Arc::clone(&unread)));
+    sign_on(&feeds);
+    let wait = Duration::from_secs(30);
+    line_with(&outs[0], "refcom respond", wait).expect("White is asked to move");
+    // White's reply arrives at 1.9 s of its 2, and is read only at 2.1 s.
+    std::thread::sleep(Duration::from_millis(1900));
+    let arrived = Instant::now();
+    unread.store(true, Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(200));
+    feeds[0]
+        .deliver(LinkEvent::Line {
+            at: arrived,
+            bytes: format!("{START} refreq reply; sm e4;").into_bytes(),
+        })
+        .unwrap();
+    unread.store(false, Ordering::SeqCst);
+    if line_with(&outs[1], "refcom respond", Duration::from_secs(10)).is_some() {
+        say(&feeds[1], &format!("{AFTER_E4} refreq reply; resign;"));
+    }
+    let outcome = mediator.join().unwrap();
+    assert!(outcome.over);
+    let reports = reports.lock().unwrap();
+    let report = reports.first().expect("the game is over");
+    assert_eq!(
+        report.result.to_string(),
+        "1-0",
+        "White's reply arrived before its flag: {}",
+        report.reason
     );
 }

@@ -98,6 +98,8 @@ pub fn serve(
                     let _ = stream.set_nonblocking(true);
                     let _ = stream.set_nodelay(true);
                     let _ = crate::transport::tcp::keep_alive(&stream);
+                    // Its lines are stamped when they arrive, not when they are read.
+                    let _ = crate::transport::tcp::stamp_arrivals(&stream);
                     // A sign_on in already is admitted (or refused) at once: it takes
                     // no place among the waiting.
                     match first_line(&stream) {

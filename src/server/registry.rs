@@ -714,8 +714,14 @@ fn game_wire(router: &Arc<Router>, first: Option<Vec<u8>>) -> io::Result<Wire> {
     let writer = Counting {
         router: Arc::clone(router),
     };
+    // A flag waits a moment for bytes the poll loop, busy with other connections, has
+    // not read yet (docs/protocol.md).
+    let unread = {
+        let router = Arc::clone(router);
+        Arc::new(move || crate::transport::tcp::has_unread(&router.stream))
+    };
     Ok(Wire::Stamped(Stamped {
-        lines,
+        lines: lines.with_unread(unread),
         writer: Box::new(writer),
     }))
 }

@@ -101,6 +101,9 @@ pub struct Link {
     /// The conversation the lines sent now belong to: the count of new connections the
     /// mediator has been told of (`LinkEvent::Back { fresh: true }`).
     conversation: AtomicU64,
+    /// What tells of bytes of the line's connection not read yet (a stamped line's,
+    /// set by its reader for each connection).
+    unread: Arc<std::sync::Mutex<Option<stamped::Unread>>>,
     stop: Arc<AtomicBool>,
     /// Dropped at shutdown: a reader waiting out a down line (or between attempts to
     /// reopen it) wakes at once instead of at the end of its wait.
@@ -203,6 +206,7 @@ impl Link {
             direct: Some((end, port, events)),
             lines: None,
             conversation: AtomicU64::new(0),
+            unread: Arc::default(),
             stop: Arc::new(AtomicBool::new(false)),
             wake: None,
             threads: Vec::new(),
@@ -229,15 +233,22 @@ impl Link {
         let (line_tx, line_rx) = crossbeam_channel::unbounded::<Queued>();
         let (writer_tx, writer_rx) = crossbeam_channel::unbounded::<Option<Outlet>>();
         let (wake, woken) = crossbeam_channel::bounded::<()>(0);
+        let unread = Arc::new(std::sync::Mutex::new(None));
 
         let rx = {
             let (stop, down, events) = (stop.clone(), down.clone(), events.clone());
             let gate = gate.clone();
+            let unread = Arc::clone(&unread);
             thread::Builder::new()
                 .name(format!("argus-{name}-rx"))
                 .spawn(move || {
                     let waits = Waits { stop: &stop, woken };
-                    let line = Inlet { port, events, gate };
+                    let line = Inlet {
+                        port,
+                        events,
+                        gate,
+                        unread,
+                    };
                     reader_loop(line, source, reopen, writer_tx, &waits, &down);
                 })?
         };
@@ -253,6 +264,7 @@ impl Link {
             direct: None,
             lines: Some(line_tx),
             conversation: AtomicU64::new(0),
+            unread,
             stop,
             wake: Some(wake),
             threads: vec![rx, tx],
@@ -287,6 +299,17 @@ impl Link {
         if let Some(lines) = &self.lines {
             let _ = lines.send((self.conversation(), line.as_bytes().to_vec()));
         }
+    }
+
+    /// Whether bytes have reached the line's connection that its reader has not read
+    /// yet (a stamped line's router busy with other connections; Unix). False for other
+    /// lines.
+    pub fn has_unread(&self) -> bool {
+        self.unread
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|unread| unread())
     }
 
     /// The line's conversation: lines sent now are sent in it.
@@ -402,11 +425,21 @@ enum Source {
 }
 
 /// Where a reader's lines go: the port's, into the mediator's channel, stamped behind
-/// its gate.
+/// its gate; and where it says what tells of its connection's unread bytes.
 struct Inlet {
     port: Port,
     events: Sender<PortEvent>,
     gate: Gate,
+    unread: Arc<std::sync::Mutex<Option<stamped::Unread>>>,
+}
+
+impl Inlet {
+    fn set_unread(&self, unread: Option<stamped::Unread>) {
+        *self
+            .unread
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = unread;
+    }
 }
 
 impl Source {
@@ -414,6 +447,7 @@ impl Source {
     fn attach(&self, inlet: &Inlet) {
         if let Source::Stamped(lines) = self {
             lines.attach_gated(inlet.port, &inlet.events, &inlet.gate);
+            inlet.set_unread(lines.unread());
         }
     }
 }
@@ -470,6 +504,7 @@ fn reader_loop(
             }
         };
         let Some(error) = failure else { continue };
+        inlet.set_unread(None);
         mark_down(down, events, port, &error);
         // Let go of the failed line, reader and writer both: serialport opens ports
         // exclusively (TIOCEXCL and flock), so the device could not be opened again by

@@ -54,7 +54,13 @@ pub struct StampedLines {
     inbox: Arc<Mutex<Inbox>>,
     why: Arc<Mutex<Option<String>>>,
     closed: Receiver<()>,
+    unread: Option<Unread>,
 }
+
+/// Whether bytes of a connection have arrived that its router has not read yet (the
+/// router busy with other connections): the mediator waits a moment for them before
+/// it lets a flag fall ([`StampedLines::with_unread`]).
+pub type Unread = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// A router's feed and the game's end of it.
 ///
@@ -83,7 +89,12 @@ pub fn channel() -> (Feed, StampedLines) {
             why: Arc::clone(&why),
             _open: open,
         },
-        StampedLines { inbox, why, closed },
+        StampedLines {
+            inbox,
+            why,
+            closed,
+            unread: None,
+        },
     )
 }
 
@@ -162,6 +173,18 @@ impl StampedLines {
             self.closed.recv_timeout(wait),
             Err(RecvTimeoutError::Timeout)
         )
+    }
+
+    /// The same lines, whose connection `unread` tells of bytes its router has not read.
+    #[must_use]
+    pub fn with_unread(mut self, unread: Unread) -> StampedLines {
+        self.unread = Some(unread);
+        self
+    }
+
+    /// What tells of the connection's unread bytes, if anything does.
+    pub fn unread(&self) -> Option<Unread> {
+        self.unread.clone()
     }
 
     /// Why the connection ended, as its router said ([`Feed::end`]); without a word,

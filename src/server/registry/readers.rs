@@ -12,7 +12,7 @@
 //! gone.
 
 use std::collections::HashMap;
-use std::io::{self, Read};
+use std::io;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -21,6 +21,7 @@ use polling::{Event, Events, Poller};
 
 use super::{FLOOD_LINES, Registry, Router, lock};
 use crate::transport::lines::LineSplitter;
+use crate::transport::tcp::recv_stamped;
 use crate::transport::{LinkEvent, STALLED_LINE};
 
 /// How often the loop wakes with nothing to read.
@@ -149,16 +150,19 @@ impl Registry {
     /// Reads what `conn` has (once: it was ready), stamps it and hands its lines on.
     /// Why the connection is done with, when it is (closed, failed, or a flood).
     fn read_once(&self, conn: &mut Conn, buf: &mut [u8]) -> Result<(), String> {
-        let n = match (&conn.router.stream).read(buf) {
-            Ok(0) => return Err("the player closed it".into()),
-            Ok(n) => n,
+        let (n, arrived) = match recv_stamped(&conn.router.stream, buf) {
+            Ok((0, _)) => return Err("the player closed it".into()),
+            Ok(read) => read,
             Err(e) if is_idle(&e) => return Ok(()),
             Err(e) => return Err(failure(&e)),
         };
-        // The stamp: the bytes have just come off the socket.
+        // The stamp: when the bytes reached this machine (Linux: the system's receive
+        // time), not when this loop, busy with other connections, read them; never
+        // later than now.
         let mut flood = false;
         let router = Arc::clone(&conn.router);
-        let refused = router.stamp(|at| {
+        let refused = router.stamp(|now| {
+            let at = arrived.min(now);
             conn.last_byte = at;
             let mut lines = Vec::new();
             conn.splitter.feed(&buf[..n], |p| lines.push(p));
@@ -227,11 +231,9 @@ impl Registry {
 /// A read that found nothing yet: on Unix a socket's read timeout is `WouldBlock`, and
 /// `TimedOut` is the connection's own end (below); elsewhere `TimedOut` is the timeout.
 fn is_idle(e: &io::Error) -> bool {
-    match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => true,
-        io::ErrorKind::TimedOut => cfg!(not(unix)),
-        _ => false,
-    }
+    let kind = e.kind();
+    matches!(kind, io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted)
+        || (kind == io::ErrorKind::TimedOut && cfg!(not(unix)))
 }
 
 /// Why a connection whose read failed with `e` ends, in the supervisor's words.
