@@ -312,10 +312,15 @@ impl Referee {
     /// Kills this referee with SIGKILL, as a crash would, and starts a new one that
     /// takes over from its journal (`argus serial --resume`).
     pub fn crash_and_resume(&mut self, outage: Duration) {
+        self.crash(outage);
+        self.resume();
+    }
+
+    /// Kills the referee and waits `outage`.
+    pub fn crash(&mut self, outage: Duration) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
         std::thread::sleep(outage);
-        self.resume();
     }
 
     /// Starts a new referee that goes on from this one's journal (`argus serial
