@@ -233,6 +233,9 @@ impl Link {
         let (line_tx, line_rx) = crossbeam_channel::unbounded::<Queued>();
         let (writer_tx, writer_rx) = crossbeam_channel::unbounded::<Option<Outlet>>();
         let (wake, woken) = crossbeam_channel::bounded::<()>(0);
+        // The writer's word that a write failed, which wakes a reader that waits only
+        // for its connection's end.
+        let (failed_tx, failed) = crossbeam_channel::bounded::<()>(1);
         let unread = Arc::new(std::sync::Mutex::new(None));
 
         let rx = {
@@ -242,7 +245,11 @@ impl Link {
             thread::Builder::new()
                 .name(format!("argus-{name}-rx"))
                 .spawn(move || {
-                    let waits = Waits { stop: &stop, woken };
+                    let waits = Waits {
+                        stop: &stop,
+                        woken,
+                        failed,
+                    };
                     let line = Inlet {
                         port,
                         events,
@@ -257,7 +264,13 @@ impl Link {
             thread::Builder::new()
                 .name(format!("argus-{name}-tx"))
                 .spawn(move || {
-                    writer_loop(port, writer, line_rx, writer_rx, eol, events, &stop, &down)
+                    let ends = Ends {
+                        events,
+                        stop: &stop,
+                        down: &down,
+                        failed: failed_tx,
+                    };
+                    writer_loop(port, writer, line_rx, writer_rx, eol, &ends);
                 })?
         };
         Ok(Link {
@@ -399,11 +412,12 @@ fn mark_down(down: &AtomicBool, events: &Sender<PortEvent>, port: Port, error: &
     }
 }
 
-/// The stop flag of a line's reader, and the channel that wakes it when the line shuts
-/// down.
+/// The stop flag of a line's reader, the channel that wakes it when the line shuts
+/// down, and the one the writer wakes it with when a write failed.
 struct Waits<'a> {
     stop: &'a AtomicBool,
     woken: Receiver<()>,
+    failed: Receiver<()>,
 }
 
 impl Waits<'_> {
@@ -474,9 +488,17 @@ fn reader_loop(
             Some(io::Error::other("the writer failed"))
         } else {
             match &mut source {
-                Source::Stamped(lines) => lines
-                    .wait_closed(READ_TIMEOUT)
-                    .then(|| io::Error::new(io::ErrorKind::UnexpectedEof, lines.why_closed())),
+                // Another thread reads the connection: this one only waits for its
+                // end, the writer's failure or the line's shutdown, with no timeout,
+                // so that a game waiting for a reply wakes no thread.
+                Source::Stamped(lines) => crossbeam_channel::select! {
+                    recv(lines.closed()) -> _ => Some(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        lines.why_closed(),
+                    )),
+                    recv(waits.failed) -> _ => None,
+                    recv(waits.woken) -> _ => None,
+                },
                 Source::Bytes(reader) => match reader.read(&mut buf) {
                     Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
                     Ok(n) => {
@@ -569,17 +591,29 @@ fn reader_loop(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a line's writer reports to and watches: the mediator's channel, the line's
+/// stop and down flags, and the reader it wakes when a write fails.
+struct Ends<'a> {
+    events: Sender<PortEvent>,
+    stop: &'a AtomicBool,
+    down: &'a AtomicBool,
+    failed: Sender<()>,
+}
+
 fn writer_loop(
     port: Port,
     writer: Box<dyn Write + Send>,
     lines: Receiver<Queued>,
     writers: Receiver<Option<Outlet>>,
     eol: &'static [u8],
-    events: Sender<PortEvent>,
-    stop: &AtomicBool,
-    down: &AtomicBool,
+    ends: &Ends<'_>,
 ) {
+    let Ends {
+        events,
+        stop,
+        down,
+        failed,
+    } = ends;
     let mut writer = Some(Outlet {
         conversation: 0,
         out: writer,
@@ -629,7 +663,7 @@ fn writer_loop(
             match write_and_drain(w.out.as_mut(), &line, stop) {
                 Ok(()) => {
                     report(
-                        &events,
+                        events,
                         port,
                         LinkEvent::Drained {
                             at: Instant::now(),
@@ -639,7 +673,8 @@ fn writer_loop(
                     break;
                 }
                 Err(e) => {
-                    mark_down(down, &events, port, &e);
+                    mark_down(down, events, port, &e);
+                    let _ = failed.try_send(());
                     writer = None;
                     if stop.load(Ordering::Relaxed) {
                         return;

@@ -167,6 +167,11 @@ impl StampedLines {
         }
     }
 
+    /// What disconnects when the connection ends (for a `select!`).
+    pub fn closed(&self) -> &Receiver<()> {
+        &self.closed
+    }
+
     /// Waits at most `wait` for the connection's end; true once it has ended.
     pub fn wait_closed(&self, wait: Duration) -> bool {
         !matches!(
