@@ -470,3 +470,84 @@ fn an_unattended_event_with_a_listed_player_gone_for_good_ends() {
     let ann = finish(ann, Duration::from_secs(10));
     assert!(ann.status.success(), "{}", text(&ann.stderr));
 }
+
+/// The voluntary context switches of the threads of process `pid` whose names start
+/// with `prefix` (Linux /proc), and how many such threads there are.
+#[cfg(target_os = "linux")]
+fn switches(pid: u32, prefix: &str) -> (u64, usize) {
+    let mut total = 0;
+    let mut threads = 0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        let name = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if !name.starts_with(prefix) {
+            continue;
+        }
+        threads += 1;
+        let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+        total += status
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    (total, threads)
+}
+
+/// A game whose players are silent (both waiting at 600 s) wakes none of its lines'
+/// threads: their readers wait for the connection's end without a timeout, their
+/// writers for a line to write. (A reader that woke every 50 ms to look did 40 wake-ups
+/// a second a game.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_game_that_waits_for_a_reply_wakes_no_line_thread() {
+    let _beside = beside_the_others();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--player",
+        "Bob",
+        "--games",
+        "1",
+        "--tc",
+        "600",
+        "--unattended",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut ann = first_connection(&addr);
+    writeln!(ann, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
+    let mut bob = std::net::TcpStream::connect(&addr).unwrap();
+    writeln!(bob, "{START} refreq sign_on; tcsi \"y\" \"Bob\";").unwrap();
+    // White gets its respond: the game waits for a reply.
+    assert!(read_until(&mut ann, "refcom respond") || read_until(&mut bob, "refcom respond"));
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = serve.id();
+    let (before, threads) = switches(pid, "argus-port-");
+    assert_eq!(threads, 4, "each line's reader and writer");
+    std::thread::sleep(Duration::from_secs(2));
+    let (after, _) = switches(pid, "argus-port-");
+    assert!(
+        after - before <= 2,
+        "the lines' threads woke {} times in 2 s of waiting",
+        after - before
+    );
+}
+
+/// Reads lines from `stream` until one holds `what` (true) or a second passes without
+/// one (false).
+#[cfg(target_os = "linux")]
+fn read_until(stream: &mut std::net::TcpStream, what: &str) -> bool {
+    while let Some(line) = read_line(stream, Duration::from_secs(1)) {
+        if line.contains(what) {
+            return true;
+        }
+    }
+    false
+}
