@@ -107,7 +107,7 @@ pub trait Local {
 pub const LOCAL_TICK: Duration = Duration::from_millis(500);
 
 /// How long a deadline (a flag) waits at most for bytes that reached a player's
-/// connection and are not read yet ([`Driver::await_unread`]).
+/// connection and are not read yet (the mediator's `Driver::await_unread`).
 pub const UNREAD_WAIT: Duration = Duration::from_millis(250);
 /// How often it looks again meanwhile.
 const UNREAD_POLL: Duration = Duration::from_millis(2);

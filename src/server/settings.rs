@@ -28,7 +28,7 @@ pub struct ServeConfig {
     #[serde(default)]
     pub max_clients: Option<usize>,
     /// How long a listed player may be absent before its games are lost by forfeit
-    /// (`--absent-after`, seconds); without it, [`ABSENT_AFTER`] when the event runs
+    /// (`--absent-after`, seconds); without it, `ABSENT_AFTER` (300 s) when the event runs
     /// unattended, and for ever when it is attended ([`Setup::unattended`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absent_after: Option<u64>,
@@ -188,7 +188,7 @@ pub struct Setup<'a> {
     /// that took over listens on its own).
     pub listen: Option<SocketAddr>,
     /// Nobody reads the console (`--unattended`): a listed player that is absent is
-    /// not waited for past [`ServeConfig::absent_after`] (or [`ABSENT_AFTER`]).
+    /// not waited for past [`ServeConfig::absent_after`] (or `ABSENT_AFTER` (300 s)).
     pub unattended: bool,
 }
 
