@@ -6,9 +6,11 @@
 //! line is dropped before anything sees it: not journaled and not judged, so that a
 //! replay decides the same without it. The journal gets a `dropped` line for the minute
 //! instead (how many, how many bytes, the first of them as a sample), and the log one
-//! warning. A serial line cannot reach the allowance (9600 baud carries 57,600 bytes a
-//! minute); a player that floods a TCP connection with noise costs the disk at most
-//! about 64 KiB of journal a minute, and the log 120 warnings.
+//! warning. A player that floods a TCP connection with noise costs the disk at most
+//! about 64 KiB of journal a minute, and the log 120 warnings. The allowance holds for
+//! `argus serve`'s connections only: a serial line's rate bounds what it can send
+//! (9600 baud: 57,600 bytes a minute), and a reply that noise garbled on it must reach
+//! the referee, which asks again.
 
 use std::time::{Duration, Instant};
 

@@ -737,8 +737,9 @@ impl io::Write for Counting {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = (&self.router.stream).write(buf).map_err(|e| {
             if cfg!(unix) && e.kind() == io::ErrorKind::TimedOut {
-                // The connection's end, not a write's timeout: say what it means.
-                io::Error::new(e.kind(), readers::failure(&e))
+                // The connection's end, not a write's timeout (which the writer would
+                // try again): say what it means.
+                io::Error::new(io::ErrorKind::ConnectionAborted, readers::failure(&e))
             } else {
                 e
             }

@@ -104,6 +104,8 @@ pub struct Link {
     /// What tells of bytes of the line's connection not read yet (a stamped line's,
     /// set by its reader for each connection).
     unread: Arc<std::sync::Mutex<Option<stamped::Unread>>>,
+    /// Whether it is a connection another thread reads and stamps (`argus serve`'s).
+    stamped: bool,
     stop: Arc<AtomicBool>,
     /// Dropped at shutdown: a reader waiting out a down line (or between attempts to
     /// reopen it) wakes at once instead of at the end of its wait.
@@ -207,6 +209,7 @@ impl Link {
             lines: None,
             conversation: AtomicU64::new(0),
             unread: Arc::default(),
+            stamped: false,
             stop: Arc::new(AtomicBool::new(false)),
             wake: None,
             threads: Vec::new(),
@@ -228,6 +231,7 @@ impl Link {
         events: Sender<PortEvent>,
         gate: &Gate,
     ) -> io::Result<Link> {
+        let stamped = matches!(source, Source::Stamped(_));
         let stop = Arc::new(AtomicBool::new(false));
         let down = Arc::new(AtomicBool::new(false));
         let (line_tx, line_rx) = crossbeam_channel::unbounded::<Queued>();
@@ -277,6 +281,7 @@ impl Link {
             direct: None,
             lines: Some(line_tx),
             conversation: AtomicU64::new(0),
+            stamped,
             unread,
             stop,
             wake: Some(wake),
@@ -325,6 +330,12 @@ impl Link {
             .is_some_and(|unread| unread())
     }
 
+    /// Whether another thread reads and stamps the line's connection (`argus serve`'s
+    /// players over TCP).
+    pub fn is_stamped(&self) -> bool {
+        self.stamped
+    }
+
     /// The line's conversation: lines sent now are sent in it.
     pub fn conversation(&self) -> u64 {
         self.conversation.load(Ordering::Relaxed)
@@ -346,9 +357,9 @@ impl Link {
     /// Stops both threads once the writer has delivered what it was given (or the line
     /// is down) and waits for them.
     pub fn shutdown(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
         self.direct = None;
         self.lines = None;
-        self.stop.store(true, Ordering::Relaxed);
         self.wake = None;
         let deadline = Instant::now() + SHUTDOWN_GRACE;
         for t in self.threads.drain(..) {
@@ -363,6 +374,14 @@ impl Link {
                 log::warn!("a line's thread is stuck in a write; leaving it behind");
             }
         }
+    }
+}
+
+impl Drop for Link {
+    /// A line dropped without [`Link::shutdown`] (its mediator failed) stops its
+    /// threads all the same: none waits or spins on a line nobody drives.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -497,7 +516,9 @@ fn reader_loop(
                         lines.why_closed(),
                     )),
                     recv(waits.failed) -> _ => None,
-                    recv(waits.woken) -> _ => None,
+                    // Nothing is ever sent on it: it fires when the line shuts down or
+                    // its Link is dropped.
+                    recv(waits.woken) -> _ => return,
                 },
                 Source::Bytes(reader) => match reader.read(&mut buf) {
                     Ok(0) => Some(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),

@@ -129,8 +129,9 @@ pub fn recv_stamped(stream: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, In
 }
 
 /// How far back a receive time may put a line's stamp: a system clock set back or
-/// forward between the packet's arrival and its read is not believed.
-pub const ARRIVAL_LIMIT: Duration = Duration::from_secs(10);
+/// forward between the packet's arrival and its read is not believed beyond this (a
+/// busy referee reads a connection within milliseconds).
+pub const ARRIVAL_LIMIT: Duration = Duration::from_secs(1);
 
 #[cfg(target_os = "linux")]
 fn recv_stamped_linux(stream: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, Instant)> {
@@ -147,10 +148,14 @@ fn recv_stamped_linux(stream: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, 
     msg.msg_iov = &raw mut iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = std::mem::size_of_val(&control);
+    // size_t with glibc, socklen_t with musl.
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
     // SAFETY: recvmsg writes at most iov_len bytes to buf and msg_controllen bytes to
     // control, both alive and exclusively borrowed here.
     let n = unsafe { libc::recvmsg(stream.as_raw_fd(), &raw mut msg, libc::MSG_DONTWAIT) };
+    let Ok(n) = usize::try_from(n) else {
+        return Err(io::Error::last_os_error());
+    };
     // The system clock first, then the monotonic one: the receive time taken back from
     // the later of the two is never earlier than the packet came.
     let mut now = libc::timespec {
@@ -160,9 +165,6 @@ fn recv_stamped_linux(stream: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, 
     // SAFETY: clock_gettime writes one timespec to `now`.
     unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &raw mut now) };
     let read_at = Instant::now();
-    let Ok(n) = usize::try_from(n) else {
-        return Err(io::Error::last_os_error());
-    };
     let mut arrived = None;
     // SAFETY: the CMSG_* macros walk the control buffer recvmsg filled, within the
     // length it set; a timestamp's data is a timespec.

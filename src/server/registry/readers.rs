@@ -150,18 +150,27 @@ impl Registry {
     /// Reads what `conn` has (once: it was ready), stamps it and hands its lines on.
     /// Why the connection is done with, when it is (closed, failed, or a flood).
     fn read_once(&self, conn: &mut Conn, buf: &mut [u8]) -> Result<(), String> {
-        let (n, arrived) = match recv_stamped(&conn.router.stream, buf) {
-            Ok((0, _)) => return Err("the player closed it".into()),
-            Ok(read) => read,
-            Err(e) if is_idle(&e) => return Ok(()),
-            Err(e) => return Err(failure(&e)),
-        };
-        // The stamp: when the bytes reached this machine (Linux: the system's receive
-        // time), not when this loop, busy with other connections, read them; never
-        // later than now.
+        // The read happens inside the game's gate, so that a mediator about to let a
+        // flag fall either finds the bytes still unread (and waits for them) or the
+        // lines in its channel. The stamp: when the bytes reached this machine (Linux:
+        // the system's receive time), not when this loop, busy with other connections,
+        // read them; never later than the gate's moment.
         let mut flood = false;
+        let mut ended = None;
         let router = Arc::clone(&conn.router);
         let refused = router.stamp(|now| {
+            let (n, arrived) = match recv_stamped(&router.stream, buf) {
+                Ok((0, _)) => {
+                    ended = Some("the player closed it".to_string());
+                    return Vec::new();
+                }
+                Ok(read) => read,
+                Err(e) if is_idle(&e) => return Vec::new(),
+                Err(e) => {
+                    ended = Some(failure(&e));
+                    return Vec::new();
+                }
+            };
             let at = arrived.min(now);
             conn.last_byte = at;
             let mut lines = Vec::new();
@@ -182,6 +191,9 @@ impl Registry {
                 .map(|piece| LinkEvent::of_piece(piece, at))
                 .collect()
         });
+        if let Some(why) = ended {
+            return Err(why);
+        }
         if flood {
             log::warn!(
                 "{}: more than {FLOOD_LINES} lines in a second it was not asked for, from {}: connection closed",
