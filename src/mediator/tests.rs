@@ -299,11 +299,11 @@ fn a_flag_waits_for_a_reply_that_arrived_but_is_not_read_yet() {
     sign_on(&feeds);
     let wait = Duration::from_secs(30);
     line_with(&outs[0], "refcom respond", wait).expect("White is asked to move");
-    // White's reply arrives at 1.9 s of its 2, and is read only at 2.1 s.
-    std::thread::sleep(Duration::from_millis(1900));
+    // White's reply arrives at 1.5 s of its 2, and is read only at 2.05 s.
+    std::thread::sleep(Duration::from_millis(1500));
     let arrived = Instant::now();
     unread.store(true, Ordering::SeqCst);
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(550));
     feeds[0]
         .deliver(LinkEvent::Line {
             at: arrived,
