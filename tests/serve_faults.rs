@@ -671,3 +671,81 @@ fn a_player_sending_noise_adds_little_to_the_journal_and_the_log() {
         text(&replay.stderr)
     );
 }
+
+/// A player that stops reading while it keeps the referee writing (a reply without a
+/// move is asked again, 50 times a second) has its connection given up once what it
+/// was sent has gone unacknowledged for 20 s, and the referee says so, on its output
+/// and in the game's journal, rather than "the connection closed". Its warnings fill no
+/// log: 60 a minute are logged.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_player_that_stops_reading_is_told_from_one_that_closed() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("event");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let serve = spawn(&[
+        "serve",
+        "--player",
+        "Ann",
+        "--engine",
+        "name=Engine",
+        "movetime=10",
+        "--games",
+        "1",
+        // Time for the system to give the connection up (20 s), and then Ann's
+        // flag falls: the event ends.
+        "--tc",
+        "25",
+        "--unattended",
+        "--listen",
+        &addr,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    drop(first_connection(&addr));
+    // A receive buffer of a kilobyte (set before the connection, so that its window
+    // stays small), never read.
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket.set_recv_buffer_size(1024).unwrap();
+    socket
+        .connect(&addr.parse::<std::net::SocketAddr>().unwrap().into())
+        .unwrap();
+    let mut ann: std::net::TcpStream = socket.into();
+    writeln!(ann, "{START} refreq sign_on; tcsi \"x\" \"Ann\";").unwrap();
+    let started = Instant::now();
+    let mut gone = None;
+    while started.elapsed() < Duration::from_secs(60) {
+        if writeln!(ann, "{START} refreq reply;").is_err() {
+            gone = Some(started.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let gone = gone.expect("the referee gave the connection up");
+    assert!(gone >= Duration::from_secs(15), "{gone:?}");
+    let serve = finish(serve, Duration::from_secs(60));
+    let stdout = text(&serve.stdout);
+    let stderr = text(&serve.stderr);
+    assert!(serve.status.success(), "{stdout}{stderr}");
+    // Each reply without a move was asked again, a warning each: the log took 60 of
+    // them, and said that it stopped.
+    assert_eq!(stderr.matches("respond sent again").count(), 60, "{stderr}");
+    assert!(
+        stderr.contains("game 1: more than 60 warnings in a minute"),
+        "{stderr}"
+    );
+    let why = "what it was sent went unacknowledged for 20 s: it stopped reading, or its \
+               network is gone";
+    assert!(
+        stdout.contains("Ann left: its connection from 127.0.0.1:") && stdout.contains(why),
+        "{stdout}"
+    );
+    let journal = std::fs::read_to_string(out.join("games/game-0001.jsonl")).unwrap();
+    assert!(
+        journal
+            .lines()
+            .any(|l| l.contains("\"ev\":\"lost\"") && l.contains(why)),
+        "{journal}"
+    );
+}

@@ -1,6 +1,9 @@
 //! What `argus serve` prints as its event goes: a line when a player takes a seat, a
 //! game starts or ends, the SPRT or the ratings move, and the console's answers.
 
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
 use argus::core::Notice;
 use argus::mediator::is_warning;
 use argus::openings::Order;
@@ -14,7 +17,34 @@ pub(super) struct ProgressLines {
     two: bool,
     shown: usize,
     scheduled: usize,
+    /// Each game's warnings logged in its current minute: when it began, how many.
+    warned: HashMap<u32, (Instant, u32)>,
 }
+
+/// The warnings a game may log in a minute (noise, a respond sent again): a player
+/// that provokes one with every line it sends fills no disk with the log. The journal
+/// has them all, within its own allowance (docs/journal.md).
+const WARNINGS_A_MINUTE: u32 = 60;
+
+/// Whether game `number`'s warning is logged, and, once its minute is over, how many
+/// of the last minute's were not.
+fn count_warning(warned: &mut HashMap<u32, (Instant, u32)>, number: u32) -> (bool, u32) {
+    let now = Instant::now();
+    if warned.len() > 1024 {
+        warned.retain(|_, (since, _)| now.duration_since(*since) < 2 * MINUTE);
+    }
+    let (since, count) = warned.entry(number).or_insert((now, 0));
+    let mut untold = 0;
+    if now.duration_since(*since) >= MINUTE {
+        untold = count.saturating_sub(WARNINGS_A_MINUTE + 1);
+        *since = now;
+        *count = 0;
+    }
+    *count += 1;
+    (*count <= WARNINGS_A_MINUTE + 1, untold)
+}
+
+const MINUTE: Duration = Duration::from_secs(60);
 
 impl ProgressLines {
     /// The lines of the event `cfg`, of `scheduled` games.
@@ -24,6 +54,7 @@ impl ProgressLines {
             two: cfg.players.len() == 2,
             shown: scheduled,
             scheduled,
+            warned: HashMap::new(),
         }
     }
 
@@ -34,6 +65,7 @@ impl ProgressLines {
             two,
             shown,
             scheduled,
+            warned,
         } = self;
         match p {
             Progress::Seated(i, seat) => {
@@ -113,7 +145,22 @@ impl ProgressLines {
                 | Notice::Unpaused),
             ) => println!("game {}: {notice}", g.number),
             Progress::Notice(g, notice) if is_warning(notice) => {
-                log::warn!("game {}: {notice}", g.number);
+                let (logged, untold) = count_warning(warned, g.number);
+                if untold > 0 {
+                    log::warn!(
+                        "game {}: {untold} more warning(s) of the last minute not logged",
+                        g.number
+                    );
+                }
+                match warned.get(&g.number).map(|(_, n)| *n) {
+                    _ if !logged => {}
+                    Some(n) if n > WARNINGS_A_MINUTE => log::warn!(
+                        "game {}: more than {WARNINGS_A_MINUTE} warnings in a minute: the rest \
+                         of the minute's are not logged (the game's journal has them)",
+                        g.number
+                    ),
+                    _ => log::warn!("game {}: {notice}", g.number),
+                }
             }
             Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
         }
