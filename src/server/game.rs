@@ -287,19 +287,16 @@ pub(super) fn play(
                     && let Some(gone) = event.registry.given_up(index) =>
             {
                 let loser = if i == 0 { Color::White } else { Color::Black };
-                let why = if gone.listed {
-                    format!(
-                        "{} has been absent for {} s or more (--absent-after): forfeit",
-                        names[player],
-                        gone.after.as_secs()
-                    )
+                let (state, rule) = if gone.listed {
+                    ("absent", " (--absent-after)")
                 } else {
-                    format!(
-                        "{} has been gone for {} s or more: forfeit",
-                        names[player],
-                        gone.after.as_secs()
-                    )
+                    ("gone", "")
                 };
+                let why = format!(
+                    "{} has been {state} for {} s or more{rule}: forfeit",
+                    names[player],
+                    gone.after.as_secs()
+                );
                 return forfeit(spec, cfg, &names, loser, &why, &pgn_path)
                     .map(Some)
                     .map_err(NotPlayed::from);

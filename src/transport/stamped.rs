@@ -8,9 +8,9 @@
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, Sender};
 
 use super::event::{Gate, LinkEvent, PortEvent};
 use crate::core::Port;
@@ -67,7 +67,7 @@ pub type Unread = Arc<dyn Fn() -> bool + Send + Sync>;
 /// # Examples
 ///
 /// ```
-/// use std::time::{Duration, Instant};
+/// use std::time::Instant;
 /// use argus::transport::{LinkEvent, stamped};
 /// let (feed, lines) = stamped::channel();
 /// let at = Instant::now();
@@ -75,9 +75,9 @@ pub type Unread = Arc<dyn Fn() -> bool + Send + Sync>;
 /// let (tx, events) = crossbeam_channel::unbounded();
 /// lines.attach(argus::core::Port::A, &tx);
 /// assert!(matches!(events.try_recv().unwrap().event, LinkEvent::Line { at: a, .. } if a == at));
-/// assert!(!lines.wait_closed(Duration::ZERO));
+/// assert!(lines.closed().try_recv().is_err_and(|e| e.is_empty()));
 /// drop(feed);
-/// assert!(lines.wait_closed(Duration::ZERO));
+/// assert!(lines.closed().try_recv().is_err_and(|e| e.is_disconnected()));
 /// ```
 pub fn channel() -> (Feed, StampedLines) {
     let inbox = Arc::new(Mutex::new(Inbox::Waiting(Vec::new())));
@@ -170,14 +170,6 @@ impl StampedLines {
     /// What disconnects when the connection ends (for a `select!`).
     pub fn closed(&self) -> &Receiver<()> {
         &self.closed
-    }
-
-    /// Waits at most `wait` for the connection's end; true once it has ended.
-    pub fn wait_closed(&self, wait: Duration) -> bool {
-        !matches!(
-            self.closed.recv_timeout(wait),
-            Err(RecvTimeoutError::Timeout)
-        )
     }
 
     /// The same lines, whose connection `unread` tells of bytes its router has not read.

@@ -26,9 +26,9 @@ pub(super) struct ProgressLines {
 /// has them all, within its own allowance (docs/journal.md).
 const WARNINGS_A_MINUTE: u32 = 60;
 
-/// Whether game `number`'s warning is logged, and, once its minute is over, how many
-/// of the last minute's were not.
-fn count_warning(warned: &mut HashMap<u32, (Instant, u32)>, number: u32) -> (bool, u32) {
+/// Counts game `number`'s warning: which it is in its minute, and, once the last
+/// minute is over, how many of that minute's were not logged.
+fn count_warning(warned: &mut HashMap<u32, (Instant, u32)>, number: u32) -> (u32, u32) {
     let now = Instant::now();
     if warned.len() > 1024 {
         warned.retain(|_, (since, _)| now.duration_since(*since) < 2 * MINUTE);
@@ -41,7 +41,7 @@ fn count_warning(warned: &mut HashMap<u32, (Instant, u32)>, number: u32) -> (boo
         *count = 0;
     }
     *count += 1;
-    (*count <= WARNINGS_A_MINUTE + 1, untold)
+    (*count, untold)
 }
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -145,21 +145,21 @@ impl ProgressLines {
                 | Notice::Unpaused),
             ) => println!("game {}: {notice}", g.number),
             Progress::Notice(g, notice) if is_warning(notice) => {
-                let (logged, untold) = count_warning(warned, g.number);
+                let (nth, untold) = count_warning(warned, g.number);
                 if untold > 0 {
                     log::warn!(
                         "game {}: {untold} more warning(s) of the last minute not logged",
                         g.number
                     );
                 }
-                match warned.get(&g.number).map(|(_, n)| *n) {
-                    _ if !logged => {}
-                    Some(n) if n > WARNINGS_A_MINUTE => log::warn!(
+                if nth <= WARNINGS_A_MINUTE {
+                    log::warn!("game {}: {notice}", g.number);
+                } else if nth == WARNINGS_A_MINUTE + 1 {
+                    log::warn!(
                         "game {}: more than {WARNINGS_A_MINUTE} warnings in a minute: the rest \
                          of the minute's are not logged (the game's journal has them)",
                         g.number
-                    ),
-                    _ => log::warn!("game {}: {notice}", g.number),
+                    );
                 }
             }
             Progress::Notice(g, notice) => log::debug!("game {}: {notice}", g.number),
